@@ -1,0 +1,73 @@
+import type { Event } from '../decider.ts';
+import type { Feature } from './features.ts';
+
+export const accountStream = (accountId: string): string => `account-${accountId}`;
+
+export type AccountOpened = Event<
+  'AccountOpened',
+  { account_id: string; name: string; email: string | null; features: Feature[]; opened_at: string }
+>;
+export type ApiKeyIssued = Event<
+  'ApiKeyIssued',
+  { account_id: string; key_id: string; key_hash: string; key_prefix: string; issued_at: string }
+>;
+export type ApiKeyRevoked = Event<'ApiKeyRevoked', { account_id: string; key_id: string; revoked_at: string }>;
+export type AccountDeactivated = Event<'AccountDeactivated', { account_id: string; deactivated_at: string }>;
+export type FeaturesGranted = Event<'FeaturesGranted', { account_id: string; features: Feature[] }>;
+export type FeaturesRevoked = Event<'FeaturesRevoked', { account_id: string; features: Feature[] }>;
+export type CapabilitySwitchedOff = Event<'CapabilitySwitchedOff', { account_id: string; capability: Feature }>;
+export type CapabilitySwitchedOn = Event<'CapabilitySwitchedOn', { account_id: string; capability: Feature }>;
+
+export type AccountEvent =
+  | AccountOpened
+  | ApiKeyIssued
+  | ApiKeyRevoked
+  | AccountDeactivated
+  | FeaturesGranted
+  | FeaturesRevoked
+  | CapabilitySwitchedOff
+  | CapabilitySwitchedOn;
+
+export type AccountState = {
+  status: 'none' | 'active' | 'inactive';
+  accountId: string | null;
+  features: ReadonlySet<Feature>;
+  switchedOff: ReadonlySet<Feature>;
+  keys: ReadonlyMap<string, { revoked: boolean }>;
+};
+
+export const initialAccountState = (): AccountState => ({
+  status: 'none',
+  accountId: null,
+  features: new Set(),
+  switchedOff: new Set(),
+  keys: new Map(),
+});
+
+const withSet = <T>(set: ReadonlySet<T>, add: readonly T[], remove: readonly T[] = []): Set<T> => {
+  const next = new Set(set);
+  for (const item of add) next.add(item);
+  for (const item of remove) next.delete(item);
+  return next;
+};
+
+export const evolveAccount = (state: AccountState, event: AccountEvent): AccountState => {
+  switch (event.type) {
+    case 'AccountOpened':
+      return { ...state, status: 'active', accountId: event.data.account_id, features: new Set(event.data.features) };
+    case 'ApiKeyIssued':
+      return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: false }) };
+    case 'ApiKeyRevoked':
+      return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: true }) };
+    case 'AccountDeactivated':
+      return { ...state, status: 'inactive' };
+    case 'FeaturesGranted':
+      return { ...state, features: withSet(state.features, event.data.features) };
+    case 'FeaturesRevoked':
+      return { ...state, features: withSet(state.features, [], event.data.features) };
+    case 'CapabilitySwitchedOff':
+      return { ...state, switchedOff: withSet(state.switchedOff, [event.data.capability]) };
+    case 'CapabilitySwitchedOn':
+      return { ...state, switchedOff: withSet(state.switchedOff, [], [event.data.capability]) };
+  }
+};

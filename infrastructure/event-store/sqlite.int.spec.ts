@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { eventStoreContract } from './event-store.contract.ts';
+import { sqliteEventStore } from './sqlite.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'es-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+eventStoreContract('embedded SQLite', async () => sqliteEventStore(join(dir, `${randomUUID()}.db`), { pollIntervalMs: 20 }));
+
+describe('embedded SQLite event store', () => {
+  it('keeps every acknowledged event across a reopen', async () => {
+    const file = join(dir, 'reopen.db');
+    const first = sqliteEventStore(file);
+    const meta = { account_id: null, correlation_id: null, causation_id: null, request_id: null, actor: null, timestamp: new Date().toISOString(), schema_version: 1 };
+    for (let i = 0; i < 50; i++) await first.append(`s-${i % 5}`, [{ id: randomUUID(), type: 'E', data: { i }, metadata: meta }]);
+    await first.close();
+    const second = sqliteEventStore(file);
+    const all = await second.readAll();
+    expect(all.map((e) => e.data.i)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect((await second.append('s-0', [{ id: randomUUID(), type: 'E', data: {}, metadata: meta }], { expectedRevision: 9n })).nextRevision).toBe(10n);
+    await second.close();
+  });
+
+  it('sees events appended by another connection to the same file (another process)', async () => {
+    const file = join(dir, 'shared.db');
+    const reader = sqliteEventStore(file, { pollIntervalMs: 20 });
+    const writer = sqliteEventStore(file);
+    const seen: string[] = [];
+    const subscription = reader.subscribe({ onEvents: async (events) => void seen.push(...events.map((e) => e.type)) });
+    const meta = { account_id: null, correlation_id: null, causation_id: null, request_id: null, actor: null, timestamp: new Date().toISOString(), schema_version: 1 };
+    await writer.append('x-1', [{ id: randomUUID(), type: 'FromElsewhere', data: {}, metadata: meta }]);
+    await expect.poll(() => seen, { timeout: 5000 }).toEqual(['FromElsewhere']);
+    await subscription.stop();
+    await reader.close();
+    await writer.close();
+  });
+});

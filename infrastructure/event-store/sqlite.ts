@@ -1,0 +1,239 @@
+import { EventEmitter } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../sqlite.ts';
+import {
+  WrongExpectedRevisionError,
+  matchesFilter,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from './port.ts';
+
+type Row = {
+  position: number | bigint;
+  event_id: string;
+  stream: string;
+  revision: number | bigint;
+  type: string;
+  data: string;
+  metadata: string;
+};
+
+const toRecorded = (row: Row): RecordedEvent => ({
+  id: row.event_id,
+  streamName: row.stream,
+  revision: BigInt(row.revision),
+  position: BigInt(row.position),
+  type: row.type,
+  data: JSON.parse(row.data),
+  metadata: JSON.parse(row.metadata),
+});
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position   INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id   TEXT NOT NULL UNIQUE,
+  stream     TEXT NOT NULL,
+  revision   INTEGER NOT NULL,
+  type       TEXT NOT NULL,
+  data       TEXT NOT NULL,
+  metadata   TEXT NOT NULL,
+  account_id TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE (stream, revision)
+);
+CREATE INDEX IF NOT EXISTS events_by_account ON events (account_id, position);
+`;
+
+export type SqliteEventStoreOptions = {
+  /** How often a subscription looks for events appended by other processes. */
+  pollIntervalMs?: number;
+};
+
+/**
+ * The embedded event store: one SQLite file (WAL). Global position = rowid, revision unique per
+ * stream, expectations checked inside an IMMEDIATE transaction so concurrent appenders, in this
+ * process or another, get exactly one winner per revision.
+ */
+export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions = {}): EventStore => {
+  const db: Database.Database = openSqlite(file);
+  db.exec(SCHEMA);
+  db.defaultSafeIntegers(true);
+  const pollIntervalMs = options.pollIntervalMs ?? 100;
+  const appended = new EventEmitter();
+  appended.setMaxListeners(0);
+  let closed = false;
+  const subscriptions = new Set<Subscription>();
+
+  const stmt = {
+    streamHead: db.prepare<[string], { revision: bigint | null }>('SELECT max(revision) AS revision FROM events WHERE stream = ?'),
+    byEventId: db.prepare<[string], Row>('SELECT * FROM events WHERE event_id = ?'),
+    insert: db.prepare(
+      'INSERT INTO events (event_id, stream, revision, type, data, metadata, account_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    readForwards: db.prepare<[string, bigint, number], Row>(
+      'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
+    ),
+    readBackwards: db.prepare<[string, bigint, number], Row>(
+      'SELECT * FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
+    ),
+    allForwards: db.prepare<[bigint, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?'),
+    allBackwards: db.prepare<[bigint, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position DESC LIMIT ?'),
+    head: db.prepare<[], { position: bigint | null }>('SELECT max(position) AS position FROM events'),
+  };
+
+  const expectationHolds = (expected: ExpectedRevision, current: bigint | null): boolean => {
+    if (expected === 'any') return true;
+    if (expected === 'no_stream') return current === null;
+    if (expected === 'stream_exists') return current !== null;
+    return current === expected;
+  };
+
+  /** Same ids, same stream, same expectation as an earlier append: answer what it answered. */
+  const earlierAppend = (streamName: string, events: NewEvent[], expected: ExpectedRevision): AppendResult | null => {
+    const first = stmt.byEventId.get(events[0].id);
+    if (!first) return null;
+    const rows = events.map((event) => stmt.byEventId.get(event.id));
+    const firstRevision = BigInt(first.revision);
+    const consistent = rows.every(
+      (row, index) => row !== undefined && row.stream === streamName && BigInt(row.revision) === firstRevision + BigInt(index),
+    );
+    const before = firstRevision === 0n ? null : firstRevision - 1n;
+    if (!consistent || !expectationHolds(expected, before)) {
+      throw new WrongExpectedRevisionError(streamName, expected, before ?? 'no_stream');
+    }
+    const last = rows[rows.length - 1] as Row;
+    return { nextRevision: BigInt(last.revision), position: BigInt(last.position) };
+  };
+
+  const appendTx = db.transaction((streamName: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
+    const repeated = earlierAppend(streamName, events, expected);
+    if (repeated) return repeated;
+    const head = stmt.streamHead.get(streamName)?.revision ?? null;
+    const current = head === null ? null : BigInt(head);
+    if (!expectationHolds(expected, current)) {
+      throw new WrongExpectedRevisionError(streamName, expected, current ?? 'no_stream');
+    }
+    let revision = current === null ? -1n : current;
+    let position = 0n;
+    for (const event of events) {
+      revision += 1n;
+      const info = stmt.insert.run(
+        event.id,
+        streamName,
+        revision,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+        event.metadata.account_id,
+        event.metadata.timestamp,
+      );
+      position = BigInt(info.lastInsertRowid);
+    }
+    return { nextRevision: revision, position };
+  });
+
+  const readAllSync = (after: bigint, maxCount: number): RecordedEvent[] => stmt.allForwards.all(after, maxCount).map(toRecorded);
+
+  const subscribe = (options: SubscribeOptions): Subscription => {
+    let position = options.after ?? 0n;
+    let stopped = false;
+    const batchSize = options.batchSize ?? 500;
+    let wake: (() => void) | null = null;
+    const onAppended = () => wake?.();
+    appended.on('appended', onAppended);
+
+    const waitForMore = async (): Promise<void> => {
+      const ac = new AbortController();
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          wake = resolve;
+        }),
+        delay(pollIntervalMs, undefined, { signal: ac.signal }).catch(() => undefined),
+      ]);
+      wake = null;
+      ac.abort();
+    };
+
+    const loop = (async () => {
+      let failures = 0;
+      while (!stopped && !closed) {
+        const batch = readAllSync(position, batchSize);
+        if (batch.length === 0) {
+          await waitForMore();
+          continue;
+        }
+        const lastPosition = batch[batch.length - 1].position;
+        try {
+          await options.onEvents(
+            batch.filter((event) => matchesFilter(event, options.filter)),
+            lastPosition,
+          );
+          position = lastPosition;
+          failures = 0;
+        } catch (error) {
+          options.onError?.(error);
+          failures += 1;
+          await delay(Math.min(5000, 50 * 2 ** Math.min(failures, 7)));
+        }
+      }
+    })();
+
+    const subscription: Subscription = {
+      get position() {
+        return position;
+      },
+      stop: async () => {
+        stopped = true;
+        appended.off('appended', onAppended);
+        wake?.();
+        await loop;
+        subscriptions.delete(subscription);
+      },
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  };
+
+  return {
+    async append(streamName, events, options = {}) {
+      if (events.length === 0) throw new Error('append needs at least one event');
+      const result = appendTx.immediate(streamName, events, options.expectedRevision ?? 'any');
+      appended.emit('appended', result.position);
+      return result;
+    },
+    async readStream(streamName, options: ReadStreamOptions = {}) {
+      const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+      const rows =
+        options.direction === 'backwards'
+          ? stmt.readBackwards.all(streamName, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), maxCount)
+          : stmt.readForwards.all(streamName, options.fromRevision ?? 0n, maxCount);
+      return rows.map(toRecorded);
+    },
+    async readAll(options: ReadAllOptions = {}) {
+      const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+      if (options.direction === 'backwards') {
+        return stmt.allBackwards.all(options.after ?? 0n, maxCount).map(toRecorded);
+      }
+      return readAllSync(options.after ?? 0n, maxCount);
+    },
+    subscribe,
+    async headPosition() {
+      const head = stmt.head.get()?.position;
+      return head === null || head === undefined ? 0n : BigInt(head);
+    },
+    async close() {
+      if (closed) return;
+      await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
+      closed = true;
+      db.close();
+    },
+  };
+};
