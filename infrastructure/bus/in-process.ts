@@ -1,0 +1,140 @@
+import { EventEmitter } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import { openSqlite } from '../sqlite.ts';
+import type { Bus, ConsumeOptions, Consumer, IncomingMessage, OutgoingMessage } from './port.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS messages (
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+  topic      TEXT NOT NULL,
+  key        TEXT NOT NULL,
+  value      TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_by_topic ON messages (topic, seq);
+CREATE TABLE IF NOT EXISTS group_offsets (
+  grp TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL
+);
+`;
+
+type Row = { seq: number; topic: string; key: string; value: string };
+
+export type InProcessBusOptions = {
+  /** Messages every known group has consumed are pruned once older than this. */
+  retentionMs?: number;
+  pollIntervalMs?: number;
+};
+
+/**
+ * The embedded bus: messages and group offsets in a SQLite file (or in memory without a file),
+ * delivered in-process. Publishing is acknowledged once the insert committed, so a crash after
+ * the relay's checkpoint loses nothing; a group resumes from its committed offset on restart.
+ * Within one process, one member of a group is active at a time and the next takes over when it
+ * stops — the work is shared, never done twice by two live members.
+ */
+export const inProcessBus = (file: string | undefined, options: InProcessBusOptions = {}): Bus => {
+  const db = openSqlite(file ?? ':memory:');
+  db.exec(SCHEMA);
+  const retentionMs = options.retentionMs ?? 60 * 60 * 1000;
+  const pollIntervalMs = options.pollIntervalMs ?? 200;
+  const published = new EventEmitter();
+  published.setMaxListeners(0);
+  const activeGroups = new Map<string, Promise<void>>();
+  const consumers = new Set<Consumer>();
+
+  const insert = db.prepare('INSERT INTO messages (topic, key, value, created_at) VALUES (?, ?, ?, ?)');
+  const publishTx = db.transaction((messages: OutgoingMessage[]) => {
+    const now = Date.now();
+    for (const message of messages) insert.run(message.topic, message.key, message.value, now);
+  });
+  const groupOffset = db.prepare<[string], { seq: number }>('SELECT seq FROM group_offsets WHERE grp = ?');
+  const commit = db.prepare('INSERT INTO group_offsets (grp, seq) VALUES (?, ?) ON CONFLICT (grp) DO UPDATE SET seq = excluded.seq');
+  const prune = db.prepare('DELETE FROM messages WHERE seq <= (SELECT coalesce(min(seq), 0) FROM group_offsets) AND created_at < ?');
+
+  let lastPrune = Date.now();
+  const maybePrune = () => {
+    if (Date.now() - lastPrune < 60_000) return;
+    lastPrune = Date.now();
+    prune.run(Date.now() - retentionMs);
+  };
+
+  const consume = async (options: ConsumeOptions): Promise<Consumer> => {
+    let stopped = false;
+    let wake: (() => void) | null = null;
+    const onPublished = () => wake?.();
+    published.on('published', onPublished);
+    const placeholders = options.topics.map(() => '?').join(', ');
+    const fetch = db.prepare<unknown[], Row>(
+      `SELECT seq, topic, key, value FROM messages WHERE seq > ? AND topic IN (${placeholders}) ORDER BY seq LIMIT 200`,
+    );
+    const sleep = async (ms: number) => {
+      await Promise.race([new Promise<void>((resolve) => (wake = resolve)), delay(ms)]);
+      wake = null;
+    };
+
+    const run = async () => {
+      // Wait for the group's current member to stop: one active member per group in a process.
+      while (!stopped && activeGroups.has(options.group)) await activeGroups.get(options.group);
+      if (stopped) return;
+      let release!: () => void;
+      activeGroups.set(options.group, new Promise<void>((resolve) => (release = resolve)));
+      try {
+        if (!groupOffset.get(options.group)) commit.run(options.group, 0);
+        let failures = 0;
+        while (!stopped) {
+          const offset = groupOffset.get(options.group)?.seq ?? 0;
+          const rows = fetch.all(offset, ...options.topics);
+          if (rows.length === 0) {
+            maybePrune();
+            await sleep(pollIntervalMs);
+            continue;
+          }
+          for (const row of rows) {
+            if (stopped) break;
+            const message: IncomingMessage = { topic: row.topic, key: row.key, value: row.value, offset: String(row.seq) };
+            try {
+              await options.handle(message);
+              commit.run(options.group, row.seq);
+              failures = 0;
+            } catch (error) {
+              options.onError?.(error, message);
+              failures += 1;
+              await sleep(Math.min(5000, 50 * 2 ** Math.min(failures, 7)));
+              break;
+            }
+          }
+        }
+      } finally {
+        activeGroups.delete(options.group);
+        release();
+      }
+    };
+
+    const running = run();
+    const consumer: Consumer = {
+      stop: async () => {
+        stopped = true;
+        published.off('published', onPublished);
+        wake?.();
+        await running;
+        consumers.delete(consumer);
+      },
+    };
+    consumers.add(consumer);
+    return consumer;
+  };
+
+  return {
+    async publish(messages) {
+      if (messages.length === 0) return;
+      publishTx(messages);
+      published.emit('published');
+    },
+    consume,
+    async close() {
+      await Promise.all([...consumers].map((consumer) => consumer.stop()));
+      if (db.open) db.close();
+    },
+  };
+};

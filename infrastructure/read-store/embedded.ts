@@ -1,0 +1,251 @@
+import { EventEmitter } from 'node:events';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../sqlite.ts';
+import { getPath, matches, pinnedValues, sortComparator } from './filter.ts';
+import type { Collection, Doc, Filter, FindOptions, ReadStore } from './port.ts';
+
+type Entry = { doc: Doc | null; position: bigint };
+
+const indexKey = (value: unknown): unknown => (value === undefined ? null : value);
+
+/**
+ * One collection held in memory (queries never touch the disk) with hash indexes on the
+ * fields declared through createIndex. Entries with doc === null are tombstones.
+ */
+class MemoryCollection<T extends Doc> implements Collection<T> {
+  readonly entries = new Map<string, Entry>();
+  private readonly indexes = new Map<string, Map<unknown, Set<string>>>();
+
+  constructor(private readonly onWrite: (id: string, entry: Entry) => void) {}
+
+  private indexAdd(id: string, doc: Doc): void {
+    for (const [field, index] of this.indexes) {
+      const value = getPath(doc, field);
+      for (const key of Array.isArray(value) ? value : [indexKey(value)]) {
+        let ids = index.get(key);
+        if (!ids) index.set(key, (ids = new Set()));
+        ids.add(id);
+      }
+    }
+  }
+
+  private indexRemove(id: string, doc: Doc): void {
+    for (const [field, index] of this.indexes) {
+      const value = getPath(doc, field);
+      for (const key of Array.isArray(value) ? value : [indexKey(value)]) index.get(key)?.delete(id);
+    }
+  }
+
+  /** Loads an entry read from disk without marking it dirty. */
+  load(id: string, entry: Entry): void {
+    this.entries.set(id, entry);
+    if (entry.doc) this.indexAdd(id, entry.doc);
+  }
+
+  private candidates(filter: Filter | undefined): Iterable<Doc> {
+    for (const [field, index] of this.indexes) {
+      const values = pinnedValues(filter, field);
+      if (values === null) continue;
+      const ids = new Set<string>();
+      for (const value of values) for (const id of index.get(indexKey(value)) ?? []) ids.add(id);
+      return [...ids].map((id) => this.entries.get(id)?.doc).filter((doc): doc is Doc => Boolean(doc));
+    }
+    const all: Doc[] = [];
+    for (const entry of this.entries.values()) if (entry.doc) all.push(entry.doc);
+    return all;
+  }
+
+  private matching(filter: Filter | undefined): Doc[] {
+    const result: Doc[] = [];
+    for (const doc of this.candidates(filter)) if (matches(doc, filter)) result.push(doc);
+    return result;
+  }
+
+  async get(id: string): Promise<T | null> {
+    const doc = this.entries.get(id)?.doc;
+    return doc ? ({ ...doc } as T) : null;
+  }
+
+  async find(filter?: Filter, options: FindOptions = {}): Promise<T[]> {
+    let docs = this.matching(filter);
+    if (options.sort && Object.keys(options.sort).length > 0) docs.sort(sortComparator(options.sort));
+    const skip = options.skip ?? 0;
+    docs = docs.slice(skip, options.limit === undefined ? undefined : skip + options.limit);
+    return docs.map((doc) => ({ ...doc }) as T);
+  }
+
+  async count(filter?: Filter): Promise<number> {
+    return filter && Object.keys(filter).length > 0 ? this.matching(filter).length : this.size();
+  }
+
+  private size(): number {
+    let n = 0;
+    for (const entry of this.entries.values()) if (entry.doc) n += 1;
+    return n;
+  }
+
+  async sample(filter: Filter, size: number): Promise<T[]> {
+    const docs = this.matching(filter);
+    for (let i = docs.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [docs[i], docs[j]] = [docs[j], docs[i]];
+    }
+    return docs.slice(0, size).map((doc) => ({ ...doc }) as T);
+  }
+
+  async upsert(doc: T, position: bigint): Promise<boolean> {
+    const previous = this.entries.get(doc._id);
+    if (previous && previous.position >= position) return false;
+    if (previous?.doc) this.indexRemove(doc._id, previous.doc);
+    const entry = { doc: { ...doc }, position };
+    this.entries.set(doc._id, entry);
+    this.indexAdd(doc._id, entry.doc);
+    this.onWrite(doc._id, entry);
+    return true;
+  }
+
+  async delete(id: string, position: bigint): Promise<boolean> {
+    const previous = this.entries.get(id);
+    if (previous && previous.position >= position) return false;
+    if (previous?.doc) this.indexRemove(id, previous.doc);
+    const entry = { doc: null, position };
+    this.entries.set(id, entry);
+    this.onWrite(id, entry);
+    return Boolean(previous?.doc);
+  }
+
+  async createIndex(field: string): Promise<void> {
+    if (this.indexes.has(field)) return;
+    this.indexes.set(field, new Map());
+    for (const [id, entry] of this.entries) if (entry.doc) this.indexAddOne(field, id, entry.doc);
+  }
+
+  private indexAddOne(field: string, id: string, doc: Doc): void {
+    const index = this.indexes.get(field) as Map<unknown, Set<string>>;
+    const value = getPath(doc, field);
+    for (const key of Array.isArray(value) ? value : [indexKey(value)]) {
+      let ids = index.get(key);
+      if (!ids) index.set(key, (ids = new Set()));
+      ids.add(id);
+    }
+  }
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS documents (
+  collection TEXT NOT NULL,
+  id         TEXT NOT NULL,
+  position   INTEGER NOT NULL,
+  body       TEXT,
+  PRIMARY KEY (collection, id)
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+  name     TEXT PRIMARY KEY,
+  position INTEGER NOT NULL
+);
+`;
+
+/**
+ * The embedded read store: collections in memory for fast queries, persisted to a SQLite file
+ * so a restart does not need a rebuild. Writes are kept in memory and flushed to disk in one
+ * transaction together with the checkpoint that covers them, so the file always holds a state
+ * at or ahead of its checkpoints (replays from there are harmless: writes are position-guarded).
+ * Pass no file for a store that lives only in memory (tests, rebuild scratch space).
+ *
+ * One process owns the file: run the separate-process topology on MongoDB.
+ */
+export const embeddedReadStore = (file?: string): ReadStore => {
+  const db: Database.Database | null = file ? openSqlite(file) : null;
+  db?.exec(SCHEMA);
+  db?.defaultSafeIntegers(true);
+  const collections = new Map<string, MemoryCollection<Doc>>();
+  const checkpoints = new Map<string, bigint>();
+  const dirty = new Map<string, Map<string, Entry>>();
+  const changes = new EventEmitter();
+  changes.setMaxListeners(0);
+
+  for (const row of (db?.prepare('SELECT name, position FROM checkpoints').all() ?? []) as { name: string; position: bigint }[]) {
+    checkpoints.set(row.name, BigInt(row.position));
+  }
+
+  const upsertRow = db?.prepare('INSERT OR REPLACE INTO documents (collection, id, position, body) VALUES (?, ?, ?, ?)');
+  const checkpointRow = db?.prepare('INSERT OR REPLACE INTO checkpoints (name, position) VALUES (?, ?)');
+  const flush = db?.transaction((checkpoint?: { name: string; position: bigint }) => {
+    for (const [collection, entries] of dirty) {
+      for (const [id, entry] of entries) {
+        upsertRow?.run(collection, id, entry.position, entry.doc ? JSON.stringify(entry.doc) : null);
+      }
+    }
+    dirty.clear();
+    if (checkpoint) checkpointRow?.run(checkpoint.name, checkpoint.position);
+  });
+
+  const collection = <T extends Doc>(name: string): Collection<T> => {
+    let existing = collections.get(name);
+    if (!existing) {
+      const created = new MemoryCollection<Doc>((id, entry) => {
+        if (!db) return;
+        let entries = dirty.get(name);
+        if (!entries) dirty.set(name, (entries = new Map()));
+        entries.set(id, entry);
+      });
+      const rows = (db?.prepare('SELECT id, position, body FROM documents WHERE collection = ?').all(name) ?? []) as {
+        id: string;
+        position: bigint;
+        body: string | null;
+      }[];
+      for (const row of rows) created.load(row.id, { doc: row.body ? JSON.parse(row.body) : null, position: BigInt(row.position) });
+      collections.set(name, created);
+      existing = created;
+    }
+    return existing as unknown as Collection<T>;
+  };
+
+  const reached = (names: readonly string[], position: bigint) =>
+    names.every((name) => (checkpoints.get(name) ?? 0n) >= position);
+
+  return {
+    collection,
+    async getCheckpoint(name) {
+      return checkpoints.get(name) ?? null;
+    },
+    async setCheckpoint(name, position) {
+      flush?.({ name, position });
+      checkpoints.set(name, position);
+      changes.emit('checkpoint');
+    },
+    waitForCheckpoints(names, position, timeoutMs) {
+      if (reached(names, position)) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const onChange = () => {
+          if (!reached(names, position)) return;
+          clearTimeout(timer);
+          changes.off('checkpoint', onChange);
+          resolve(true);
+        };
+        const timer = setTimeout(() => {
+          changes.off('checkpoint', onChange);
+          resolve(reached(names, position));
+        }, timeoutMs);
+        changes.on('checkpoint', onChange);
+      });
+    },
+    async drop(names, checkpointNames) {
+      for (const name of names) {
+        collections.delete(name);
+        dirty.delete(name);
+        db?.prepare('DELETE FROM documents WHERE collection = ?').run(name);
+      }
+      for (const name of checkpointNames) {
+        checkpoints.delete(name);
+        db?.prepare('DELETE FROM checkpoints WHERE name = ?').run(name);
+      }
+    },
+    async close() {
+      if (db?.open) {
+        flush?.();
+        db.close();
+      }
+    },
+  };
+};

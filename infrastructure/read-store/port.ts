@@ -1,0 +1,52 @@
+/**
+ * The read-model store port: documents in named collections, queried with a small subset of
+ * MongoDB's filter language so the embedded and MongoDB adapters answer alike:
+ *
+ *   { field: value }                      equality (an array field matches if it contains value)
+ *   { field: { $in: [...] } }             any of (also $nin, $ne)
+ *   { field: { $gt|$gte|$lt|$lte: v } }   ranges on numbers and ISO date strings
+ *   { field: { $exists: true|false } }
+ *   { field: { $regex: 'abc', $options: 'i' } }
+ *   { $or: [filter, ...] }, { $and: [filter, ...] }
+ *   dotted paths ('image.id') reach into sub-documents.
+ *
+ * Writes are guarded by the global position of the event that caused them: a write with a
+ * position at or below the one the document already saw changes nothing. Deletes leave a
+ * tombstone carrying their position, so replaying an older "created" event after a delete
+ * does not bring the document back. Together with checkpoints stored after the writes, this
+ * makes every projection idempotent.
+ */
+export type Doc = { _id: string } & Record<string, unknown>;
+
+export type FilterValue = unknown;
+export type Filter = Record<string, FilterValue>;
+
+export type SortSpec = Record<string, 1 | -1>;
+
+export type FindOptions = { sort?: SortSpec; skip?: number; limit?: number };
+
+export interface Collection<T extends Doc = Doc> {
+  get(id: string): Promise<T | null>;
+  find(filter?: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter?: Filter): Promise<number>;
+  /** Up to `size` documents drawn at random from those matching. */
+  sample(filter: Filter, size: number): Promise<T[]>;
+  /** Inserts or replaces the document unless it already reflects `position`. True if written. */
+  upsert(doc: T, position: bigint): Promise<boolean>;
+  /** Removes the document (leaving a tombstone at `position`). True if it existed. */
+  delete(id: string, position: bigint): Promise<boolean>;
+  /** Declares a field that filters use for equality or $in; adapters may build an index. */
+  createIndex(field: string): Promise<void>;
+}
+
+export interface ReadStore {
+  collection<T extends Doc = Doc>(name: string): Collection<T>;
+  getCheckpoint(name: string): Promise<bigint | null>;
+  /** Stores a checkpoint after (or together with) the writes that led to it. */
+  setCheckpoint(name: string, position: bigint): Promise<void>;
+  /** Resolves true once every named checkpoint is at or past `position`, false after the timeout. */
+  waitForCheckpoints(names: readonly string[], position: bigint, timeoutMs: number): Promise<boolean>;
+  /** Removes collections and checkpoints entirely (for rebuilds). */
+  drop(collections: readonly string[], checkpoints: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}
