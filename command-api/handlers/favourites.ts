@@ -1,0 +1,70 @@
+import { favouriteClaimDecider, favouriteDecider } from '../../domain/favourites/decide.ts';
+import { favouriteClaimStream, type ClaimState } from '../../domain/favourites/claim.ts';
+import { favouriteStream, type FavouriteAdded, type FavouriteState } from '../../domain/favourites/favourite.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { handleCommand, stateOf, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
+import type { EventStore } from '../../infrastructure/event-store/port.ts';
+import { sha256 } from '../../infrastructure/ids.ts';
+import { withFreshNumericId } from './fresh-id.ts';
+
+export const claimKey = (accountId: string, subId: string | null, imageId: string): string =>
+  sha256(`${accountId}\u0000${subId ?? ''}\u0000${imageId}`).slice(0, 40);
+
+export type AddFavouriteInput = {
+  account_id: string;
+  image_id: string;
+  sub_id: string | null;
+  country_code: string | null;
+  client_ip_address: string | null;
+};
+
+/**
+ * One favourite per account + sub_id + image, across replicas: first win the claim stream for that
+ * triple (expected revision), then write the favourite's own stream. If the process dies between
+ * the two, the claim points at a favourite that never appeared and is taken over once stale; a
+ * deleted favourite releases its claim (and a claim on a deleted favourite is taken over too).
+ */
+export const addFavourite = async (store: EventStore, input: AddFavouriteInput, context: CommandContext) => {
+  const claimStream = favouriteClaimStream(claimKey(input.account_id, input.sub_id, input.image_id));
+  return withFreshNumericId(async (favouriteId) => {
+    const now = new Date().toISOString();
+    const { state: claim } = await stateOf<ClaimState, never>(store, claimStream, favouriteClaimDecider as never);
+    const holder: FavouriteState =
+      claim.holder === null ? { status: 'none' } : (await stateOf(store, favouriteStream(claim.holder), favouriteDecider)).state;
+    await handleCommand(
+      store,
+      claimStream,
+      favouriteClaimDecider,
+      { type: 'ClaimFavourite', favourite_id: favouriteId, account_id: input.account_id, sub_id: input.sub_id, image_id: input.image_id, holder, now },
+      context,
+      { retries: 0 },
+    ).catch((error) => {
+      // Someone else claimed between our read and our append: re-decide with their claim.
+      if (error instanceof DomainError) throw error;
+      throw new DomainError('duplicate_favourite', 'this image is already a favourite for this account and sub_id');
+    });
+    const result = await handleCommand(
+      store,
+      favouriteStream(favouriteId),
+      favouriteDecider,
+      { type: 'AddFavourite', favourite_id: favouriteId, ...input, now },
+      context,
+      { retries: 0 },
+    );
+    return { favourite: (result.events[0] as FavouriteAdded).data, position: result.position };
+  });
+};
+
+export const deleteFavourite = async (store: EventStore, favouriteId: number, accountId: string, context: CommandContext) => {
+  const stream = favouriteStream(favouriteId);
+  const result = await handleCommand(store, stream, favouriteDecider, { type: 'DeleteFavourite', account_id: accountId, now: new Date().toISOString() }, context);
+  const [added] = (await store.readStream(stream, { maxCount: 1 })) as unknown as FavouriteAdded[];
+  const released = await handleCommand(
+    store,
+    favouriteClaimStream(claimKey(added.data.account_id, added.data.sub_id, added.data.image_id)),
+    favouriteClaimDecider,
+    { type: 'ReleaseFavourite', favourite_id: favouriteId, now: new Date().toISOString() },
+    context,
+  );
+  return { position: released.position ?? result.position };
+};

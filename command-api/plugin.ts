@@ -1,0 +1,16 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { CommandApiDeps } from './deps.ts';
+import { voteCommandRoutes } from './routes/votes.ts';
+import { favouriteCommandRoutes } from './routes/favourites.ts';
+import { accountCommandRoutes } from './routes/accounts.ts';
+import { adminAccountRoutes } from './routes/admin/accounts.ts';
+
+/** Every write operation of the API (register under /v1). */
+export const commandApi =
+  (deps: CommandApiDeps): FastifyPluginAsync =>
+  async (app) => {
+    await app.register(voteCommandRoutes(deps));
+    await app.register(favouriteCommandRoutes(deps));
+    await app.register(accountCommandRoutes(deps));
+    await app.register(adminAccountRoutes(deps));
+  };

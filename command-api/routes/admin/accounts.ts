@@ -1,0 +1,74 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AccountIdParams, CreateAccountBody, CreatedAccount, SetFeaturesBody } from '../../../contracts/accounts.ts';
+import { errors, Success } from '../../../contracts/common.ts';
+import { changeAccount, openAccount } from '../../handlers/accounts.ts';
+import { contextOf, recordWrite, type CommandApiDeps } from '../../deps.ts';
+
+/** The admin surface: needs the key in ADMIN_API_KEY. */
+export const adminAccountRoutes =
+  (deps: CommandApiDeps): FastifyPluginAsync =>
+  async (instance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const admin = { auth: 'admin' as const };
+
+    app.post(
+      '/admin/accounts',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Create an account and its first API key (shown once)',
+          body: CreateAccountBody,
+          response: { 201: CreatedAccount, ...errors() },
+        },
+        config: admin,
+      },
+      async (request, reply) => {
+        const created = await openAccount(deps.eventStore, request.body, contextOf(request));
+        await recordWrite(deps, created.account_id, created.position);
+        return reply.code(201).send({ account_id: created.account_id, api_key: created.api_key });
+      },
+    );
+
+    app.post(
+      '/admin/accounts/:id/deactivate',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Deactivate an account: its keys then answer 401',
+          params: AccountIdParams,
+          response: { 200: Success, ...errors(404) },
+        },
+        config: admin,
+      },
+      async (request) => {
+        const result = await changeAccount(deps.eventStore, request.params.id, { type: 'DeactivateAccount', now: new Date().toISOString() }, contextOf(request));
+        await recordWrite(deps, request.params.id, result.position);
+        return { message: 'SUCCESS' as const };
+      },
+    );
+
+    app.put(
+      '/admin/accounts/:id/features',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Set the complete list of features of an account',
+          params: AccountIdParams,
+          body: SetFeaturesBody,
+          response: { 200: Success, ...errors(404) },
+        },
+        config: admin,
+      },
+      async (request) => {
+        const result = await changeAccount(
+          deps.eventStore,
+          request.params.id,
+          { type: 'SetFeatures', features: request.body.features, now: new Date().toISOString() },
+          contextOf(request),
+        );
+        await recordWrite(deps, request.params.id, result.position);
+        return { message: 'SUCCESS' as const };
+      },
+    );
+  };

@@ -1,0 +1,70 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CreatedFavourite, CreateFavouriteBody } from '../../contracts/favourites.ts';
+import { errors, NumericIdParams, Success } from '../../contracts/common.ts';
+import { accountOf } from '../../http/auth.ts';
+import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
+import { addFavourite, deleteFavourite } from '../handlers/favourites.ts';
+
+export const favouriteCommandRoutes =
+  (deps: CommandApiDeps): FastifyPluginAsync =>
+  async (instance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post(
+      '/favourites',
+      {
+        schema: {
+          tags: ['favourites'],
+          summary: 'Save an image as a favourite (one per account, sub_id and image)',
+          body: CreateFavouriteBody,
+          response: { 201: CreatedFavourite, ...errors(409) },
+        },
+        config: { feature: 'favourites' },
+      },
+      async (request, reply) => {
+        const account = accountOf(request);
+        const body = request.body;
+        const { favourite, position } = await addFavourite(
+          deps.eventStore,
+          {
+            account_id: account.id,
+            image_id: body.image_id,
+            sub_id: body.sub_id ?? null,
+            country_code: body.country_code?.toUpperCase() ?? null,
+            client_ip_address: body.client_ip_address ?? body.ip_address ?? null,
+          },
+          contextOf(request),
+        );
+        await recordWrite(deps, account.id, position);
+        return reply.code(201).send({
+          message: 'SUCCESS' as const,
+          id: favourite.favourite_id,
+          image_id: favourite.image_id,
+          sub_id: favourite.sub_id,
+          created_at: favourite.created_at,
+          is_deleted: false,
+          image: { id: favourite.image_id, url: null },
+        });
+      },
+    );
+
+    app.delete(
+      '/favourites/:id',
+      {
+        schema: {
+          tags: ['favourites'],
+          summary: 'Delete one of your favourites (soft: listed again with is_deleted=true)',
+          params: NumericIdParams,
+          response: { 200: Success, ...errors(404) },
+        },
+        config: { feature: 'favourites' },
+      },
+      async (request) => {
+        const account = accountOf(request);
+        const { position } = await deleteFavourite(deps.eventStore, request.params.id, account.id, contextOf(request));
+        await recordWrite(deps, account.id, position);
+        return { message: 'SUCCESS' as const };
+      },
+    );
+  };

@@ -1,0 +1,95 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CreatedVote, CreateVoteBody } from '../../contracts/votes.ts';
+import { errors, NumericIdParams, Success } from '../../contracts/common.ts';
+import { voteDecider } from '../../domain/votes/decide.ts';
+import { voteStream, type VoteCast } from '../../domain/votes/vote.ts';
+import { handleCommand } from '../../infrastructure/event-store/command-handler.ts';
+import { accountOf } from '../../http/auth.ts';
+import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
+import { withFreshNumericId } from '../handlers/fresh-id.ts';
+
+/**
+ * Votes are accepted for any well-formed image id: the service does not (yet) hold a catalogue
+ * every voted image must come from, and TheCatAPI clients vote on ids they got elsewhere.
+ * The vote's `image.url` stays null until an image with that id is known here.
+ */
+export const voteCommandRoutes =
+  (deps: CommandApiDeps): FastifyPluginAsync =>
+  async (instance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post(
+      '/votes',
+      {
+        schema: {
+          tags: ['votes'],
+          summary: 'Vote an image up (1) or down (-1)',
+          body: CreateVoteBody,
+          response: { 201: CreatedVote, ...errors() },
+        },
+        config: { feature: 'votes' },
+      },
+      async (request, reply) => {
+        const account = accountOf(request);
+        const body = request.body;
+        const result = await withFreshNumericId((voteId) =>
+          handleCommand(
+            deps.eventStore,
+            voteStream(voteId),
+            voteDecider,
+            {
+              type: 'CastVote',
+              vote_id: voteId,
+              account_id: account.id,
+              image_id: body.image_id,
+              sub_id: body.sub_id ?? null,
+              value: body.value,
+              country_code: body.country_code?.toUpperCase() ?? null,
+              ip_address: body.ip_address ?? null,
+              now: new Date().toISOString(),
+            },
+            contextOf(request),
+            { retries: 0 },
+          ),
+        );
+        await recordWrite(deps, account.id, result.position);
+        const vote = (result.events[0] as VoteCast).data;
+        return reply.code(201).send({
+          message: 'SUCCESS' as const,
+          id: vote.vote_id,
+          image_id: vote.image_id,
+          sub_id: vote.sub_id,
+          created_at: vote.created_at,
+          value: vote.value,
+          country_code: vote.country_code,
+          image: { id: vote.image_id, url: null },
+        });
+      },
+    );
+
+    app.delete(
+      '/votes/:id',
+      {
+        schema: {
+          tags: ['votes'],
+          summary: 'Delete one of your votes',
+          params: NumericIdParams,
+          response: { 200: Success, ...errors(404) },
+        },
+        config: { feature: 'votes' },
+      },
+      async (request) => {
+        const account = accountOf(request);
+        const result = await handleCommand(
+          deps.eventStore,
+          voteStream(request.params.id),
+          voteDecider,
+          { type: 'DeleteVote', account_id: account.id, now: new Date().toISOString() },
+          contextOf(request),
+        );
+        await recordWrite(deps, account.id, result.position);
+        return { message: 'SUCCESS' as const };
+      },
+    );
+  };

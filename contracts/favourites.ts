@@ -1,0 +1,50 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { CommaList, CountryCode, ImageId, ImageRef, IpAddress, QueryBoolean, SpeciesIdParam, SubId } from './common.ts';
+import { styleA } from './paging.ts';
+
+export const Favourite = Type.Object(
+  {
+    id: Type.Integer(),
+    image_id: Type.String(),
+    sub_id: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    is_deleted: Type.Boolean(),
+    image: Type.Object({}, { additionalProperties: true, description: '{id, url}; the full image with attach_image=true' }),
+  },
+  { description: 'A favourite image' },
+);
+export type Favourite = Static<typeof Favourite>;
+
+export const CreateFavouriteBody = Type.Object(
+  {
+    image_id: ImageId,
+    sub_id: Type.Optional(SubId),
+    client_ip_address: Type.Optional(IpAddress),
+    ip_address: Type.Optional(IpAddress),
+    country_code: Type.Optional(CountryCode),
+  },
+  { additionalProperties: false },
+);
+export type CreateFavouriteBody = Static<typeof CreateFavouriteBody>;
+
+export const CreatedFavourite = Type.Composite([Type.Object({ message: Type.Literal('SUCCESS') }), Type.Omit(Favourite, [])], {
+  description: 'The favourite just recorded',
+});
+
+export const ListFavouritesQuery = Type.Object({
+  ...styleA({ limit: 10, order: 'ASC' }),
+  sub_id: Type.Optional(SubId),
+  image_id: Type.Optional(ImageId),
+  account_id: Type.Optional(Type.String({ maxLength: 64, description: 'must be your own account id' })),
+  species_id: Type.Optional(SpeciesIdParam),
+  breed_groups: Type.Optional(CommaList('only favourites of images of these breed groups')),
+  exclude_breed_groups: Type.Optional(CommaList('no favourites of images of these breed groups')),
+  is_deleted: Type.Optional(QueryBoolean('also list deleted favourites', false)),
+  attach_image: Type.Optional(QueryBoolean('embed the full image record', false)),
+  lang: Type.Optional(Type.String({ maxLength: 10 })),
+});
+export type ListFavouritesQuery = Static<typeof ListFavouritesQuery>;
+
+export const AttachImageQuery = Type.Object({ attach_image: Type.Optional(QueryBoolean('embed the full image record', false)) });
+
+export { ImageRef };

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ErrorEnvelope } from '../contracts/common.ts';
+import { PAGINATION_HEADERS } from '../contracts/paging.ts';
+import { registerErrorHandling } from './errors.ts';
+import { registerAuth, type AuthDependencies } from './auth.ts';
+import { validatorCompiler } from './validation.ts';
+import { logRedactPaths } from '../infrastructure/logger.ts';
+
+export type HttpApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export type HttpAppOptions = {
+  auth: AuthDependencies;
+  logLevel?: string;
+  /** For tests that want silence. */
+  logger?: boolean;
+  title: string;
+  /** Readiness check for /ready; resolves with details, rejects or returns ready=false when not ready. */
+  readiness?: () => Promise<{ ready: boolean; details?: Record<string, unknown> }>;
+  bodyLimit?: number;
+};
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+/**
+ * The HTTP surface both APIs share: request ids, JSON logs with redaction, the error envelope,
+ * authentication, CORS, OpenAPI at /v1/openapi.json with a docs UI at /v1/docs, /health and /ready.
+ * Route sets are added as plugins under /v1 by the command API and the query API.
+ */
+export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> => {
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : { level: options.logLevel ?? 'info', redact: { paths: logRedactPaths, censor: '[redacted]' } },
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    requestIdLogLabel: 'request_id',
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    return503OnClosing: true,
+    connectionTimeout: 60_000,
+    requestTimeout: 120_000,
+    ajv: { customOptions: { allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addSchema(ErrorEnvelope);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(cors, {
+    origin: true,
+    exposedHeaders: [...PAGINATION_HEADERS, 'x-request-id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Language'],
+    allowedHeaders: ['content-type', 'x-api-key', 'x-request-id'],
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: options.title,
+        version: '1.0.0',
+        description:
+          'Animal, pet and image data API. Every operation needs the header x-api-key. Errors are always the JSON envelope {statusCode, timestamp, path, message, error, code?}.',
+      },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+      security: [{ apiKey: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
+  });
+  await app.register(swaggerUi, { routePrefix: '/v1/docs', uiConfig: { deepLinking: true } });
+
+  registerErrorHandling(app);
+  registerAuth(app, options.auth);
+
+  app.get('/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
+  app.get('/health', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ status: 'ok' }));
+  app.get('/ready', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
+    try {
+      const result = (await options.readiness?.()) ?? { ready: true };
+      return reply.code(result.ready ? 200 : 503).send({ status: result.ready ? 'ready' : 'not_ready', ...result.details });
+    } catch (error) {
+      return reply.code(503).send({ status: 'not_ready', error: String(error) });
+    }
+  });
+
+  return app as unknown as HttpApp;
+};

@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DomainError } from '../domain/errors.ts';
+import { type Feature } from '../domain/accounts/features.ts';
+import { Collections, type AccountDoc, type ApiKeyDoc } from '../contracts/read-models.ts';
+import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import type { EventStore } from '../infrastructure/event-store/port.ts';
+import { secretsEqual, sha256 } from '../infrastructure/ids.ts';
+
+export type AuthenticatedAccount = {
+  id: string;
+  keyId: string;
+  email: string | null;
+  features: ReadonlySet<string>;
+  switchedOff: ReadonlySet<string>;
+};
+
+/** Who may call a route: an account key (default), the admin key, or anyone. */
+export type RouteAuth = 'account' | 'admin' | 'public';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+    /** The feature (and capability) the account needs for this route. */
+    feature?: Feature;
+  }
+  interface FastifyRequest {
+    account: AuthenticatedAccount | null;
+    isAdmin: boolean;
+  }
+}
+
+export type AuthDependencies = {
+  readStore: ReadStore;
+  eventStore: EventStore;
+  adminApiKey: string | undefined;
+  /** How long an unknown key waits for the accounts projection to catch up (read-your-writes). */
+  catchUpMs?: number;
+};
+
+/**
+ * The one place that decides who may do what:
+ * - missing key → 403 missing_api_key; unknown key → 403 invalid_api_key;
+ * - key of an inactive account → 401 account_inactive;
+ * - the admin key is accepted on admin routes only; an account key there → 403 admin_only;
+ * - a route's feature the account lacks → 403 feature_not_enabled; switched off → 403 capability_disabled.
+ * Ownership of a resource (another account's vote, image, pet → 403) is a business rule, decided
+ * by the deciders and queries with the account id this hook puts on the request.
+ */
+export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void => {
+  const catchUpMs = deps.catchUpMs ?? 1000;
+  app.decorateRequest('account', null);
+  app.decorateRequest('isAdmin', false);
+
+  const findKey = async (hash: string): Promise<ApiKeyDoc | null> => {
+    const keys = deps.readStore.collection<ApiKeyDoc & { _id: string }>(Collections.apiKeys);
+    const found = await keys.get(hash);
+    if (found) return found;
+    // A key issued a moment ago may not be projected yet: wait for the accounts projection to
+    // reach the head of the log once, then look again.
+    const head = await deps.eventStore.headPosition();
+    await deps.readStore.waitForCheckpoints(['accounts'], head, catchUpMs);
+    return keys.get(hash);
+  };
+
+  const authenticate = async (request: FastifyRequest): Promise<void> => {
+    const config = request.routeOptions.config ?? {};
+    const auth: RouteAuth = config.auth ?? 'account';
+    if (auth === 'public' || !request.routeOptions.url) return;
+    const header = request.headers['x-api-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key) throw new DomainError('missing_api_key', 'missing x-api-key header');
+    if (key.length > 200) throw new DomainError('invalid_api_key', 'invalid api key');
+
+    if (auth === 'admin') {
+      if (deps.adminApiKey && secretsEqual(key, deps.adminApiKey)) {
+        request.isAdmin = true;
+        return;
+      }
+      throw new DomainError('admin_only', 'this operation needs the admin key');
+    }
+
+    const apiKey = await findKey(sha256(key));
+    if (!apiKey || apiKey.revoked) throw new DomainError('invalid_api_key', 'invalid api key');
+    const account = await deps.readStore.collection<AccountDoc & { _id: string }>(Collections.accounts).get(apiKey.account_id);
+    if (!account) throw new DomainError('invalid_api_key', 'invalid api key');
+    if (!account.active) throw new DomainError('account_inactive', 'this api key belongs to an inactive account');
+    const features = new Set(account.features);
+    const switchedOff = new Set(account.switched_off);
+    if (config.feature) {
+      if (!features.has(config.feature)) {
+        throw new DomainError('feature_not_enabled', `feature '${config.feature}' is not enabled on this account`, {
+          extra: { feature: config.feature },
+        });
+      }
+      if (switchedOff.has(config.feature)) {
+        throw new DomainError('capability_disabled', `capability '${config.feature}' is switched off on this account`, {
+          extra: { capability: config.feature },
+        });
+      }
+    }
+    request.account = { id: account.account_id, keyId: apiKey.key_id, email: account.email, features, switchedOff };
+  };
+
+  app.addHook('onRequest', async (request) => {
+    await authenticate(request);
+  });
+};
+
+/** The authenticated account of a route that requires one. */
+export const accountOf = (request: FastifyRequest): AuthenticatedAccount => {
+  if (!request.account) throw new DomainError('missing_api_key', 'missing x-api-key header');
+  return request.account;
+};

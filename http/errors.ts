@@ -1,0 +1,70 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, ErrorCodes, StatusNames, type ErrorCode } from '../domain/errors.ts';
+import type { ErrorEnvelope } from '../contracts/common.ts';
+import { describeValidationErrors } from './validation.ts';
+
+/** Turns anything thrown into the spec's envelope; one place for every route. */
+export const envelope = (
+  request: FastifyRequest,
+  statusCode: number,
+  message: string | string[],
+  code: ErrorCode | undefined,
+  extra: Record<string, unknown> = {},
+): ErrorEnvelope => ({
+  ...extra,
+  statusCode,
+  timestamp: new Date().toISOString(),
+  path: request.url.split('?')[0],
+  message,
+  error: StatusNames[statusCode] ?? (statusCode >= 500 ? 'Internal Server Error' : 'Bad Request'),
+  ...(code ? { code } : {}),
+});
+
+export const sendError = (reply: FastifyReply, error: DomainError): FastifyReply =>
+  reply
+    .code(error.statusCode)
+    .send(envelope(reply.request, error.statusCode, error.details ?? error.message, error.code, error.extra));
+
+/** Fastify's own errors (body parsing, content type, size) mapped to our codes. */
+const frameworkCodes: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_failed',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
+};
+
+const codeForStatus = (status: number): ErrorCode | undefined =>
+  (Object.entries(ErrorCodes).find(([, value]) => value === status)?.[0] as ErrorCode | undefined) ?? undefined;
+
+export const registerErrorHandling = (app: FastifyInstance): void => {
+  app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
+    if (error instanceof DomainError) return sendError(reply, error);
+    if (error.validation) {
+      return reply
+        .code(400)
+        .send(envelope(request, 400, describeValidationErrors(error.validation as never, error.validationContext), 'validation_failed'));
+    }
+    const mapped = error.code ? frameworkCodes[error.code] : undefined;
+    if (mapped) {
+      const status = ErrorCodes[mapped];
+      const message = mapped === 'invalid_json' ? `body is not valid JSON: ${error.message}` : error.message;
+      return reply.code(status).send(envelope(request, status, message, mapped));
+    }
+    if (error instanceof SyntaxError) {
+      return reply.code(400).send(envelope(request, 400, `body is not valid JSON: ${error.message}`, 'invalid_json'));
+    }
+    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'unhandled error');
+      return reply.code(status).send(envelope(request, status, 'internal server error', 'internal_error'));
+    }
+    return reply.code(status).send(envelope(request, status, error.message, codeForStatus(status)));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(envelope(request, 404, `no route ${request.method} ${request.url.split('?')[0]}`, 'route_not_found')),
+  );
+};

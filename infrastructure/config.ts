@@ -1,0 +1,50 @@
+import { resolve } from 'node:path';
+
+/**
+ * Configuration from the environment, read in one place. Without EVENTSTORE_URL, MONGO_URL and
+ * KAFKA_BROKERS the embedded adapters run under DATA_DIR.
+ */
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  adminApiKey: string | undefined;
+  logLevel: string;
+  readYourWritesTimeoutMs: number;
+  eventStoreUrl: string | undefined;
+  mongoUrl: string | undefined;
+  kafkaBrokers: string[] | undefined;
+  /** Create a demo account (and print its key) on the first start with no accounts. */
+  demoAccount: boolean;
+};
+
+export class ConfigError extends Error {}
+
+const integer = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got '${raw}'`);
+  }
+  return value;
+};
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
+  const adminApiKey = env.ADMIN_API_KEY?.trim() || undefined;
+  if (adminApiKey !== undefined && adminApiKey.length < 16) {
+    throw new ConfigError('ADMIN_API_KEY must be at least 16 characters');
+  }
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST?.trim() || '127.0.0.1',
+    dataDir: resolve(env.DATA_DIR?.trim() || './var'),
+    adminApiKey,
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 2000, 0, 30_000),
+    eventStoreUrl: env.EVENTSTORE_URL?.trim() || undefined,
+    mongoUrl: env.MONGO_URL?.trim() || undefined,
+    kafkaBrokers: env.KAFKA_BROKERS?.trim() ? env.KAFKA_BROKERS.split(',').map((broker) => broker.trim()) : undefined,
+    demoAccount: env.DEMO_ACCOUNT !== 'false',
+  };
+};

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { foldEvents, type Decider, type Event } from '../../domain/decider.ts';
+import { isWrongExpectedRevision, type EventMetadata, type EventStore, type ExpectedRevision, type RecordedEvent } from './port.ts';
+
+/** Who asks, and on behalf of which request: becomes the metadata of every event appended. */
+export type CommandContext = {
+  accountId: string | null;
+  requestId: string | null;
+  correlationId?: string | null;
+  causationId?: string | null;
+  actor: string | null;
+};
+
+export const metadataFor = (context: CommandContext, timestamp: string): EventMetadata => ({
+  account_id: context.accountId,
+  correlation_id: context.correlationId ?? context.requestId,
+  causation_id: context.causationId ?? null,
+  request_id: context.requestId,
+  actor: context.actor,
+  timestamp,
+  schema_version: 1,
+});
+
+export type HandleResult<State, E extends Event> = {
+  events: E[];
+  state: State;
+  /** Global position of the last appended event, null when the command decided nothing. */
+  position: bigint | null;
+};
+
+/**
+ * Load the stream, fold it, decide, append with the revision that was read. A concurrent writer
+ * makes the append fail with a wrong-revision error; the whole cycle is then retried on the new
+ * state, so business rules are always checked against what is really in the stream.
+ */
+export const handleCommand = async <State, Command, E extends Event>(
+  store: EventStore,
+  streamName: string,
+  decider: Decider<State, Command, E>,
+  command: Command | ((state: State) => Command),
+  context: CommandContext,
+  options: { retries?: number; now?: () => string } = {},
+): Promise<HandleResult<State, E>> => {
+  const retries = options.retries ?? 5;
+  const now = options.now ?? (() => new Date().toISOString());
+  for (let attempt = 0; ; attempt++) {
+    const recorded = await store.readStream(streamName);
+    const state = foldEvents(decider, recorded as unknown as E[]);
+    const expectedRevision: ExpectedRevision = recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision;
+    const resolved = typeof command === 'function' ? (command as (state: State) => Command)(state) : command;
+    const events = decider.decide(resolved, state);
+    if (events.length === 0) return { events, state, position: null };
+    const metadata = metadataFor(context, now());
+    try {
+      const result = await store.append(
+        streamName,
+        events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data as Record<string, unknown>, metadata })),
+        { expectedRevision },
+      );
+      return { events, state: events.reduce(decider.evolve, state), position: result.position };
+    } catch (error) {
+      if (!isWrongExpectedRevision(error) || attempt >= retries) throw error;
+    }
+  }
+};
+
+/** Folds an already-read stream (for handlers that need the state of a second stream). */
+export const stateOf = async <State, E extends Event>(
+  store: EventStore,
+  streamName: string,
+  decider: Pick<Decider<State, never, E>, 'evolve' | 'initialState'>,
+): Promise<{ state: State; events: RecordedEvent[] }> => {
+  const events = await store.readStream(streamName);
+  return { state: foldEvents(decider, events as unknown as E[]), events };
+};

@@ -1,0 +1,43 @@
+import { Collections, type FavouriteDoc } from '../contracts/read-models.ts';
+import type { FavouriteEvent } from '../domain/favourites/favourite.ts';
+import { defineProjection } from './projection.ts';
+
+/** Favourites, soft-deleted: a deleted favourite stays listed for is_deleted=true. */
+export const favouritesProjection = defineProjection({
+  name: 'favourites',
+  collections: [Collections.favourites],
+  streamPrefixes: ['favourite-'],
+  async setup(store) {
+    await store.collection(Collections.favourites).createIndex('account_id');
+  },
+  async apply(recorded, store) {
+    const event = recorded as unknown as FavouriteEvent;
+    const favourites = store.collection<FavouriteDoc>(Collections.favourites);
+    switch (event.type) {
+      case 'FavouriteAdded':
+        await favourites.upsert(
+          {
+            _id: String(event.data.favourite_id),
+            id: event.data.favourite_id,
+            account_id: event.data.account_id,
+            image_id: event.data.image_id,
+            sub_id: event.data.sub_id,
+            country_code: event.data.country_code,
+            created_at: event.data.created_at,
+            deleted: false,
+            deleted_at: null,
+            image_url: null,
+            image_species_id: null,
+            image_breed_groups: [],
+          },
+          recorded.position,
+        );
+        return;
+      case 'FavouriteDeleted': {
+        const doc = await favourites.get(String(event.data.favourite_id));
+        if (doc) await favourites.upsert({ ...doc, deleted: true, deleted_at: event.data.deleted_at }, recorded.position);
+        return;
+      }
+    }
+  },
+});

@@ -1,0 +1,15 @@
+import { READ_MODEL_PROJECTIONS } from '../contracts/read-models.ts';
+import { accountsProjection } from './accounts.ts';
+import { favouritesProjection } from './favourites.ts';
+import type { Projection } from './projection.ts';
+import { votesProjection } from './votes.ts';
+
+/** Every read-model projection, by name. The names are the ones the query API waits on. */
+export const projections: Projection[] = [accountsProjection, votesProjection, favouritesProjection];
+
+const missing = READ_MODEL_PROJECTIONS.filter((name) => !projections.some((projection) => projection.name === name));
+if (missing.length > 0 || projections.length !== READ_MODEL_PROJECTIONS.length) {
+  throw new Error(`projection list and READ_MODEL_PROJECTIONS disagree: ${missing.join(', ')}`);
+}
+
+export const projectionByName = (name: string): Projection | undefined => projections.find((projection) => projection.name === name);

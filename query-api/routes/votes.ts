@@ -1,0 +1,68 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ListVotesQuery, Vote } from '../../contracts/votes.ts';
+import { errors, NumericIdParams } from '../../contracts/common.ts';
+import { Collections, type VoteDoc } from '../../contracts/read-models.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { accountOf } from '../../http/auth.ts';
+import { pageStyleA } from '../../http/paging.ts';
+import { imageFilters } from '../filters.ts';
+import type { QueryApiDeps } from '../deps.ts';
+
+export const toVote = (doc: VoteDoc) => ({
+  id: doc.id,
+  image_id: doc.image_id,
+  sub_id: doc.sub_id,
+  created_at: doc.created_at,
+  value: doc.value,
+  country_code: doc.country_code,
+  image: { id: doc.image_id, url: doc.image_url },
+});
+
+export const voteQueryRoutes =
+  (deps: QueryApiDeps): FastifyPluginAsync =>
+  async (instance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const votes = () => deps.readStore.collection<VoteDoc>(Collections.votes);
+
+    app.get(
+      '/votes',
+      {
+        schema: {
+          tags: ['votes'],
+          summary: 'List your votes (paging style A)',
+          querystring: ListVotesQuery,
+          response: { 200: Type.Array(Vote), ...errors() },
+        },
+        config: { feature: 'votes' },
+      },
+      async (request, reply) => {
+        const account = accountOf(request);
+        const query = request.query;
+        const filter = { account_id: account.id, ...imageFilters(query), ...(query.sub_id ? { sub_id: query.sub_id } : {}) };
+        const docs = await pageStyleA(reply, votes(), filter, query, { sortField: 'id', defaultOrder: 'ASC' });
+        return docs.map(toVote);
+      },
+    );
+
+    app.get(
+      '/votes/:id',
+      {
+        schema: {
+          tags: ['votes'],
+          summary: 'One of your votes',
+          params: NumericIdParams,
+          response: { 200: Vote, ...errors(404) },
+        },
+        config: { feature: 'votes' },
+      },
+      async (request) => {
+        const account = accountOf(request);
+        const doc = await votes().get(String(request.params.id));
+        if (!doc) throw new DomainError('not_found', 'vote not found');
+        if (doc.account_id !== account.id) throw new DomainError('forbidden', 'this vote belongs to another account');
+        return toVote(doc);
+      },
+    );
+  };

@@ -1,0 +1,90 @@
+import type { Logger } from 'pino';
+import { openAdapters, type Adapters } from '../infrastructure/adapters.ts';
+import type { Config } from '../infrastructure/config.ts';
+import { createLogger } from '../infrastructure/logger.ts';
+import { createHttpApp, type HttpApp } from '../http/app.ts';
+import { commandApi } from '../command-api/plugin.ts';
+import { queryApi } from '../query-api/plugin.ts';
+import { projections } from '../projectors/index.ts';
+import { startProjections } from '../projectors/runner.ts';
+import { startRelay } from '../projectors/relay.ts';
+import { startProcessors } from '../processors/index.ts';
+import { startDispatcher } from '../webhook-dispatcher/index.ts';
+import { READ_MODEL_PROJECTIONS, Collections } from '../contracts/read-models.ts';
+import { openAccount } from '../command-api/handlers/accounts.ts';
+
+export type RunningService = {
+  app: HttpApp;
+  adapters: Adapters;
+  url: string;
+  stop: () => Promise<void>;
+};
+
+/** Waits until every read model has caught up with the log as it is now (bounded). */
+const catchUp = async (adapters: Adapters, timeoutMs: number): Promise<boolean> =>
+  adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, await adapters.eventStore.headPosition(), timeoutMs);
+
+/**
+ * On the first start with no accounts, one demo account is opened and its key printed once, so a
+ * newcomer can call the API straight away.
+ */
+const ensureDemoAccount = async (adapters: Adapters, logger: Logger): Promise<void> => {
+  await catchUp(adapters, 30_000);
+  if ((await adapters.readStore.collection(Collections.accounts).count()) > 0) return;
+  const demo = await openAccount(adapters.eventStore, { name: 'Demo account' }, { accountId: null, requestId: null, actor: 'system:bootstrap' });
+  logger.info({ account_id: demo.account_id }, 'demo account created');
+  process.stdout.write(
+    `\n  Demo account ${demo.account_id} created. Its API key is shown only this once:\n\n    x-api-key: ${demo.api_key}\n\n`,
+  );
+};
+
+/**
+ * The whole service in one process: command API and query API behind one /v1 Fastify surface,
+ * projectors, the relay to the bus, processors and the webhook dispatcher.
+ */
+export const startAllInOne = async (config: Config, options: { logger?: boolean } = {}): Promise<RunningService> => {
+  const logger = createLogger('all-in-one', options.logger === false ? 'silent' : config.logLevel);
+  const adapters = await openAdapters(config);
+  const projectors = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
+  const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
+  const processors = await startProcessors(adapters.bus, adapters.eventStore, logger);
+  const dispatcher = await startDispatcher({ ...adapters, logger });
+  if (config.demoAccount) await ensureDemoAccount(adapters, logger);
+
+  const app = await createHttpApp({
+    title: 'Animal, pet and image data API',
+    logLevel: config.logLevel,
+    logger: options.logger,
+    auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey },
+    readiness: async () => {
+      const head = await adapters.eventStore.headPosition();
+      const ready = await adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, head, 0);
+      return { ready, details: { head: head.toString(), adapters: adapters.kinds } };
+    },
+  });
+  await app.register(commandApi({ eventStore: adapters.eventStore, writePositions: adapters.writePositions }), { prefix: '/v1' });
+  await app.register(
+    queryApi({
+      readStore: adapters.readStore,
+      writePositions: adapters.writePositions,
+      readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+    }),
+    { prefix: '/v1' },
+  );
+  if (!config.adminApiKey) logger.warn('ADMIN_API_KEY is not set: the /v1/admin operations answer 403 (use npm run admin instead)');
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  logger.info({ url: address, adapters: adapters.kinds }, 'listening');
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await app.close();
+      await dispatcher.stop();
+      await processors.stop();
+      await relay.stop();
+      await projectors.stop();
+      await adapters.close();
+    })());
+  return { app, adapters, url: address, stop };
+};
