@@ -1,0 +1,21 @@
+import { loadConfig } from '../infrastructure/config.ts';
+import { openAdapters } from '../infrastructure/adapters.ts';
+import { createHttpApp } from '../http/app.ts';
+import { onShutdown } from '../infrastructure/shutdown.ts';
+import { commandApi } from './plugin.ts';
+
+/** The command API on its own: the write half of /v1. */
+const config = loadConfig();
+const adapters = await openAdapters(config);
+const app = await createHttpApp({
+  title: 'Animal data API — commands',
+  logLevel: config.logLevel,
+  auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey },
+  readiness: async () => ({ ready: (await adapters.eventStore.headPosition()) >= 0n }),
+});
+await app.register(commandApi({ eventStore: adapters.eventStore, writePositions: adapters.writePositions }), { prefix: '/v1' });
+await app.listen({ port: config.port, host: config.host });
+onShutdown(async () => {
+  await app.close();
+  await adapters.close();
+});

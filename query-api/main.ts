@@ -1,0 +1,27 @@
+import { loadConfig } from '../infrastructure/config.ts';
+import { openAdapters } from '../infrastructure/adapters.ts';
+import { createHttpApp } from '../http/app.ts';
+import { onShutdown } from '../infrastructure/shutdown.ts';
+import { READ_MODEL_PROJECTIONS } from '../contracts/read-models.ts';
+import { queryApi } from './plugin.ts';
+
+/** The query API on its own: the read half of /v1, served from the read models. */
+const config = loadConfig();
+const adapters = await openAdapters(config);
+const app = await createHttpApp({
+  title: 'Animal data API — queries',
+  logLevel: config.logLevel,
+  auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey },
+  readiness: async () => ({
+    ready: await adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, await adapters.eventStore.headPosition(), 0),
+  }),
+});
+await app.register(
+  queryApi({ readStore: adapters.readStore, writePositions: adapters.writePositions, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs }),
+  { prefix: '/v1' },
+);
+await app.listen({ port: config.port, host: config.host });
+onShutdown(async () => {
+  await app.close();
+  await adapters.close();
+});

@@ -1,0 +1,60 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../infrastructure/config.ts';
+import { openAdapters } from '../infrastructure/adapters.ts';
+import { changeAccount, openAccount } from '../command-api/handlers/accounts.ts';
+import { isDomainError } from '../domain/errors.ts';
+
+/**
+ * The admin operations from the command line, straight on the event store (DATA_DIR):
+ *   npm run admin -- accounts create --name X [--email a@b.c] [--features votes,favourites] [--json]
+ *   npm run admin -- accounts deactivate <account id>
+ *   npm run admin -- accounts features <account id> <feature,feature,...>
+ */
+const usage = `usage:
+  npm run admin -- accounts create --name X [--email a@b.c] [--features f1,f2] [--json]
+  npm run admin -- accounts deactivate <account id>
+  npm run admin -- accounts features <account id> <f1,f2,...>`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { name: { type: 'string' }, email: { type: 'string' }, features: { type: 'string' }, json: { type: 'boolean', default: false } },
+});
+const [group, action, ...rest] = positionals;
+const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean));
+const context = { accountId: null, requestId: null, actor: 'admin:cli' };
+
+if (group !== 'accounts' || !['create', 'deactivate', 'features'].includes(action ?? '')) {
+  console.error(usage);
+  process.exit(2);
+}
+if (action === 'create' && !values.name) {
+  console.error('--name is required\n' + usage);
+  process.exit(2);
+}
+if ((action === 'deactivate' && rest.length !== 1) || (action === 'features' && rest.length !== 2)) {
+  console.error(usage);
+  process.exit(2);
+}
+
+const adapters = await openAdapters(loadConfig());
+let exitCode = 0;
+try {
+  if (action === 'create') {
+    const created = await openAccount(adapters.eventStore, { name: values.name as string, email: values.email ?? null, features: list(values.features) }, context);
+    const output = { account_id: created.account_id, api_key: created.api_key };
+    console.log(values.json ? JSON.stringify(output) : `account ${output.account_id} created; API key (shown once): ${output.api_key}`);
+  } else if (action === 'deactivate') {
+    const result = await changeAccount(adapters.eventStore, rest[0], { type: 'DeactivateAccount', now: new Date().toISOString() }, context);
+    console.log(result.events.length > 0 ? `account ${rest[0]} deactivated` : `account ${rest[0]} was already inactive`);
+  } else {
+    const result = await changeAccount(adapters.eventStore, rest[0], { type: 'SetFeatures', features: list(rest[1]) ?? [], now: new Date().toISOString() }, context);
+    console.log(`account ${rest[0]}: ${result.events.map((event) => `${event.type} ${JSON.stringify(event.data)}`).join('; ') || 'no change'}`);
+  }
+} catch (error) {
+  if (!isDomainError(error)) throw error;
+  console.error(`${error.code}: ${error.details?.join('; ') ?? error.message}`);
+  exitCode = 1;
+} finally {
+  await adapters.close();
+}
+process.exit(exitCode);
