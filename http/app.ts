@@ -53,7 +53,6 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    requestIdLogLabel: 'request_id',
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     return503OnClosing: true,
     connectionTimeout: 60_000,

@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../infrastructure/config.ts';
+import { startAllInOne, type RunningService } from '../runtime/all-in-one.ts';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789';
+
+export type TestService = RunningService & {
+  dataDir: string;
+  request: (method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; raw?: string }) => Promise<{
+    status: number;
+    headers: Headers;
+    body: any;
+  }>;
+  createAccount: (body?: Record<string, unknown>) => Promise<{ account_id: string; api_key: string }>;
+  restart: () => Promise<TestService>;
+  dispose: () => Promise<void>;
+};
+
+/**
+ * The all-in-one service on a real listening port (127.0.0.1, random port) with its own DATA_DIR,
+ * and a small fetch-based client. HTTP behaviour is tested through real sockets, not inject().
+ */
+export const startTestService = async (overrides: Partial<Config> = {}, dataDir = mkdtempSync(join(tmpdir(), 'svc-'))): Promise<TestService> => {
+  const config: Config = {
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    adminApiKey: ADMIN_KEY,
+    logLevel: 'silent',
+    demoAccount: false,
+    ...overrides,
+  };
+  const running = await startAllInOne(config, { logger: false });
+  const service: TestService = {
+    ...running,
+    dataDir,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.key !== null && options.key !== undefined) headers['x-api-key'] = options.key;
+      let body: string | undefined = options.raw;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(`${running.url}${path}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.status, headers: response.headers, body: parsed };
+    },
+    async createAccount(body = {}) {
+      const response = await service.request('POST', '/v1/admin/accounts', { key: ADMIN_KEY, body: { name: 'Test', ...body } });
+      if (response.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(response.body)}`);
+      return response.body;
+    },
+    async restart() {
+      await running.stop();
+      return startTestService(overrides, dataDir);
+    },
+    async dispose() {
+      await running.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return service;
+};
