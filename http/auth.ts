@@ -29,6 +29,9 @@ declare module 'fastify' {
   }
 }
 
+/** Routes added by plugins we do not configure one by one (the docs UI). */
+const PUBLIC_PREFIXES = ['/v1/docs'];
+
 export type AuthDependencies = {
   readStore: ReadStore;
   eventStore: EventStore;
@@ -64,8 +67,11 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
 
   const authenticate = async (request: FastifyRequest): Promise<void> => {
     const config = request.routeOptions.config ?? {};
+    const url = request.routeOptions.url;
+    // Unknown routes fall through to the 404 handler; the docs UI's own routes are public.
+    if (!url || PUBLIC_PREFIXES.some((prefix) => url.startsWith(prefix))) return;
     const auth: RouteAuth = config.auth ?? 'account';
-    if (auth === 'public' || !request.routeOptions.url) return;
+    if (auth === 'public') return;
     const header = request.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) throw new DomainError('missing_api_key', 'missing x-api-key header');
