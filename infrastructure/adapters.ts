@@ -9,45 +9,67 @@ import { sqliteEventStore } from './event-store/sqlite.ts';
 import { embeddedReadStore } from './read-store/embedded.ts';
 import { inProcessBus } from './bus/in-process.ts';
 import { fileMailer } from './mail/file.ts';
+import { smtpMailer } from './mail/smtp.ts';
+import type { BlobStore } from './blobs/port.ts';
+import { fileBlobStore } from './blobs/file.ts';
+import { gridFsBlobStore } from './blobs/gridfs.ts';
+import { eventStoreDbEventStore } from './event-store/eventstoredb.ts';
+import { mongoReadStore } from './read-store/mongo.ts';
+import { kafkaBus } from './bus/kafka.ts';
+import { mongoWritePositions } from './consistency/mongo-write-positions.ts';
 
 export type Adapters = {
   eventStore: EventStore;
   readStore: ReadStore;
   bus: Bus;
+  blobs: BlobStore;
   mailer: Mailer;
   writePositions: WritePositions;
   /** Which adapter serves each port, for logs and /ready. */
-  kinds: { eventStore: string; readStore: string; bus: string };
+  kinds: { eventStore: string; readStore: string; bus: string; blobs: string; mailer: string };
   close: () => Promise<void>;
 };
 
 /**
- * Chooses an adapter per port from the configuration. Only the embedded adapters exist so far;
- * asking for a production one fails loudly instead of silently running embedded.
+ * Chooses an adapter per port from the configuration: EVENTSTORE_URL → EventStoreDB, MONGO_URL →
+ * MongoDB read models, GridFS blobs and shared write positions, KAFKA_BROKERS → Kafka, SMTP_URL →
+ * SMTP. Each port without its variable runs on its embedded default under DATA_DIR.
  */
 export const openAdapters = async (config: Config): Promise<Adapters> => {
-  const unsupported = [
-    config.eventStoreUrl && 'EVENTSTORE_URL',
-    config.mongoUrl && 'MONGO_URL',
-    config.kafkaBrokers && 'KAFKA_BROKERS',
-  ].filter(Boolean);
-  if (unsupported.length > 0) {
-    throw new Error(`${unsupported.join(', ')} set, but the production adapters are not part of this build yet`);
+  const closers: (() => Promise<void>)[] = [];
+  const eventStore = config.eventStoreUrl
+    ? eventStoreDbEventStore(config.eventStoreUrl)
+    : sqliteEventStore(join(config.dataDir, 'events.db'));
+  const readStore = config.mongoUrl ? await mongoReadStore(config.mongoUrl) : embeddedReadStore(join(config.dataDir, 'read-models.db'));
+  const bus = config.kafkaBrokers ? await kafkaBus({ brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }) : inProcessBus(join(config.dataDir, 'bus.db'));
+  const blobs = config.mongoUrl ? await gridFsBlobStore(config.mongoUrl) : fileBlobStore(join(config.dataDir, 'blobs'));
+  let writePositions: WritePositions = inMemoryWritePositions();
+  if (config.mongoUrl) {
+    const shared = await mongoWritePositions(config.mongoUrl);
+    closers.push(shared.close);
+    writePositions = shared;
   }
-  const eventStore = sqliteEventStore(join(config.dataDir, 'events.db'));
-  const readStore = embeddedReadStore(join(config.dataDir, 'read-models.db'));
-  const bus = inProcessBus(join(config.dataDir, 'bus.db'));
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : fileMailer(join(config.dataDir, 'mail'));
   return {
     eventStore,
     readStore,
     bus,
-    mailer: fileMailer(join(config.dataDir, 'mail')),
-    writePositions: inMemoryWritePositions(),
-    kinds: { eventStore: 'sqlite', readStore: 'embedded', bus: 'in-process' },
+    blobs,
+    mailer,
+    writePositions,
+    kinds: {
+      eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sqlite',
+      readStore: config.mongoUrl ? 'mongodb' : 'embedded',
+      bus: config.kafkaBrokers ? 'kafka' : 'in-process',
+      blobs: config.mongoUrl ? 'gridfs' : 'files',
+      mailer: config.smtpUrl ? 'smtp' : 'files',
+    },
     close: async () => {
       await bus.close();
       await readStore.close();
       await eventStore.close();
+      await blobs.close();
+      for (const close of closers) await close();
     },
   };
 };

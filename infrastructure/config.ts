@@ -14,8 +14,17 @@ export type Config = {
   eventStoreUrl: string | undefined;
   mongoUrl: string | undefined;
   kafkaBrokers: string[] | undefined;
+  /** Prefix of this deployment's Kafka topics and consumer groups. */
+  kafkaNamespace: string | undefined;
+  /** SMTP for owner notices; without it mail is written as .eml files under DATA_DIR/mail. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
   /** Create a demo account (and print its key) on the first start with no accounts. */
   demoAccount: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook URLs may point at loopback/private addresses (development, tests). */
+  webhookAllowPrivateTargets: boolean;
+  /** SECRETS_KEY: base64 of 32 bytes, encrypts webhook signing secrets; unset = DATA_DIR/secrets.key (embedded). */
+  secretsKey: string | undefined;
 };
 
 export class ConfigError extends Error {}
@@ -28,6 +37,15 @@ const integer = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got '${raw}'`);
   }
   return value;
+};
+
+const secretsKey = (env: NodeJS.ProcessEnv): string | undefined => {
+  const raw = env.SECRETS_KEY?.trim();
+  if (!raw) return undefined;
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) || Buffer.from(raw, 'base64').length !== 32) {
+    throw new ConfigError('SECRETS_KEY must be the base64 encoding of exactly 32 bytes (openssl rand -base64 32)');
+  }
+  return raw;
 };
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
@@ -45,6 +63,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     eventStoreUrl: env.EVENTSTORE_URL?.trim() || undefined,
     mongoUrl: env.MONGO_URL?.trim() || undefined,
     kafkaBrokers: env.KAFKA_BROKERS?.trim() ? env.KAFKA_BROKERS.split(',').map((broker) => broker.trim()) : undefined,
+    kafkaNamespace: env.KAFKA_NAMESPACE?.trim() || undefined,
+    smtpUrl: env.SMTP_URL?.trim() || undefined,
+    mailFrom: env.MAIL_FROM?.trim() || 'Animal Data API <no-reply@animal-data.local>',
     demoAccount: env.DEMO_ACCOUNT !== 'false',
+    webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS?.trim() === 'true',
+    secretsKey: secretsKey(env),
   };
 };

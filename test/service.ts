@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { loadConfig, type Config } from '../infrastructure/config.ts';
 import { startAllInOne, type RunningService } from '../runtime/all-in-one.ts';
 
@@ -19,12 +19,30 @@ export type TestService = RunningService & {
 };
 
 /**
+ * With E2E_ADAPTERS=production the end-to-end suites run on the production adapters named in the
+ * environment (MONGO_URL, KAFKA_BROKERS, EVENTSTORE_URL), each test service isolated in its own
+ * database and Kafka namespace; otherwise on the embedded defaults.
+ */
+const productionAdapterEnv = (dataDir: string): NodeJS.ProcessEnv => {
+  if (process.env.E2E_ADAPTERS !== 'production') return {};
+  const isolation = basename(dataDir).replace(/[^A-Za-z0-9]/g, '_');
+  const mongo = process.env.MONGO_URL ? new URL(process.env.MONGO_URL) : undefined;
+  if (mongo) mongo.pathname = `/e2e_${isolation}`;
+  return {
+    MONGO_URL: mongo?.toString(),
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS,
+    KAFKA_NAMESPACE: process.env.KAFKA_BROKERS ? `e2e_${isolation}` : undefined,
+    EVENTSTORE_URL: process.env.EVENTSTORE_URL,
+  };
+};
+
+/**
  * The all-in-one service on a real listening port (127.0.0.1, random port) with its own DATA_DIR,
  * and a small fetch-based client. HTTP behaviour is tested through real sockets, not inject().
  */
 export const startTestService = async (overrides: Partial<Config> = {}, dataDir = mkdtempSync(join(tmpdir(), 'svc-'))): Promise<TestService> => {
   const config: Config = {
-    ...loadConfig({}),
+    ...loadConfig(productionAdapterEnv(dataDir)),
     port: 0,
     host: '127.0.0.1',
     dataDir,

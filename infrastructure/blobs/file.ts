@@ -1,0 +1,50 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { randomId } from '../ids.ts';
+import { isValidBlobKey, type BlobStore } from './port.ts';
+
+/**
+ * The embedded blob store: one file per blob under DATA_DIR/blobs, with its content type beside
+ * it. Writes go to a temporary file renamed into place, so a crash never leaves half a blob.
+ */
+export const fileBlobStore = (dir: string): BlobStore => {
+  const path = (key: string) => {
+    if (!isValidBlobKey(key)) throw new Error(`invalid blob key '${key}'`);
+    return join(dir, key);
+  };
+  const exists = async (file: string) => stat(file).then((s) => s, () => null);
+  return {
+    async put(key, data, contentType) {
+      await mkdir(dir, { recursive: true });
+      const target = path(key);
+      const temporary = `${target}.${randomId(6)}.tmp`;
+      await pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, createWriteStream(temporary));
+      await writeFile(`${target}.type`, contentType);
+      await rename(temporary, target);
+      return { size: (await stat(target)).size };
+    },
+    async get(key) {
+      const file = path(key);
+      if (!(await exists(file))) return null;
+      return { data: await readFile(file), contentType: (await readFile(`${file}.type`, 'utf8').catch(() => 'application/octet-stream')).trim() };
+    },
+    async stream(key) {
+      const file = path(key);
+      const info = await exists(file);
+      if (!info) return null;
+      const contentType = (await readFile(`${file}.type`, 'utf8').catch(() => 'application/octet-stream')).trim();
+      return { stream: createReadStream(file), contentType, size: info.size };
+    },
+    async delete(key) {
+      const file = path(key);
+      const found = Boolean(await exists(file));
+      await rm(file, { force: true });
+      await rm(`${file}.type`, { force: true });
+      return found;
+    },
+    async close() {},
+  };
+};

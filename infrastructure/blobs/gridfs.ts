@@ -1,0 +1,52 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GridFSBucket, MongoClient } from 'mongodb';
+import { isValidBlobKey, type BlobStore } from './port.ts';
+
+/**
+ * Blobs in MongoDB GridFS (bucket `blobs`), the file name being the key. A put writes a new file
+ * and then removes older files of the same name, so readers never see a partial blob.
+ */
+export const gridFsBlobStore = async (url: string, dbName?: string): Promise<BlobStore> => {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
+  await client.connect();
+  const db = client.db(dbName ?? (new URL(url).pathname.slice(1) || 'animal_data'));
+  const bucket = new GridFSBucket(db, { bucketName: 'blobs' });
+  const newest = async (key: string) => (await bucket.find({ filename: key }).sort({ uploadDate: -1, _id: -1 }).limit(1).toArray())[0];
+  const check = (key: string) => {
+    if (!isValidBlobKey(key)) throw new Error(`invalid blob key '${key}'`);
+  };
+  return {
+    async put(key, data, contentType) {
+      check(key);
+      const upload = bucket.openUploadStream(key, { metadata: { contentType } });
+      await pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, upload);
+      const older = await bucket.find({ filename: key, _id: { $ne: upload.id } }).toArray();
+      for (const file of older) await bucket.delete(file._id).catch(() => undefined);
+      return { size: upload.length };
+    },
+    async get(key) {
+      check(key);
+      const file = await newest(key);
+      if (!file) return null;
+      const chunks: Buffer[] = [];
+      for await (const chunk of bucket.openDownloadStream(file._id)) chunks.push(chunk as Buffer);
+      return { data: Buffer.concat(chunks), contentType: String(file.metadata?.contentType ?? 'application/octet-stream') };
+    },
+    async stream(key) {
+      check(key);
+      const file = await newest(key);
+      if (!file) return null;
+      return { stream: bucket.openDownloadStream(file._id), contentType: String(file.metadata?.contentType ?? 'application/octet-stream'), size: file.length };
+    },
+    async delete(key) {
+      check(key);
+      const files = await bucket.find({ filename: key }).toArray();
+      for (const file of files) await bucket.delete(file._id).catch(() => undefined);
+      return files.length > 0;
+    },
+    async close() {
+      await client.close();
+    },
+  };
+};
