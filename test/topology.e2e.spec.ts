@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startProcess, waitForHttp, type ServiceProcess } from './processes.ts';
+import { ADMIN_KEY } from './service.ts';
+import { sqliteEventStore } from '../infrastructure/event-store/sqlite.ts';
+import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
+import { mongoReadStore } from '../infrastructure/read-store/mongo.ts';
+import { projections } from '../projectors/index.ts';
+import { projectToHead } from '../projectors/runner.ts';
+
+/**
+ * The separate-process topology on real servers: two command-api and two query-api replicas behind
+ * the gateway, two projectors, processors and the dispatcher, on MongoDB (read models, write
+ * positions) and Kafka (bus), with the embedded event store file shared by all processes.
+ * Runs when MONGO_URL and KAFKA_BROKERS are set (CI starts FerretDB and a Kafka broker).
+ */
+const mongoUrl = process.env.MONGO_URL;
+const brokers = process.env.KAFKA_BROKERS;
+
+describe.skipIf(!mongoUrl || !brokers)('separate processes behind the gateway (MongoDB + Kafka)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'topology-'));
+  const isolation = basename(dataDir).replace(/[^A-Za-z0-9]/g, '_');
+  const mongo = new URL(mongoUrl ?? 'mongodb://127.0.0.1/');
+  mongo.pathname = `/topology_${isolation}`;
+  const env = {
+    DATA_DIR: dataDir,
+    MONGO_URL: mongo.toString(),
+    KAFKA_BROKERS: brokers,
+    KAFKA_NAMESPACE: `topology_${isolation}`,
+    ADMIN_API_KEY: ADMIN_KEY,
+    DEMO_ACCOUNT: 'false',
+  };
+  const running: ServiceProcess[] = [];
+  let gateway = '';
+  let projectorA: ServiceProcess;
+
+  const start = (name: string, entry: string, extra: Record<string, string> = {}) => {
+    const proc = startProcess(name, entry, { ...env, ...extra });
+    running.push(proc);
+    return proc;
+  };
+
+  beforeAll(async () => {
+    const ports = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [c1, c2, q1, q2, g] = ports;
+    projectorA = start('projectors-a', 'projectors/main.ts');
+    start('projectors-b', 'projectors/main.ts');
+    start('processors', 'processors/main.ts');
+    start('dispatcher', 'webhook-dispatcher/main.ts');
+    const apis = [
+      start('command-api-1', 'command-api/main.ts', { PORT: String(c1) }),
+      start('command-api-2', 'command-api/main.ts', { PORT: String(c2) }),
+      start('query-api-1', 'query-api/main.ts', { PORT: String(q1) }),
+      start('query-api-2', 'query-api/main.ts', { PORT: String(q2) }),
+    ];
+    const gw = start('gateway', 'runtime/gateway-main.ts', {
+      PORT: String(g),
+      GATEWAY_COMMAND_API: `http://127.0.0.1:${c1},http://127.0.0.1:${c2}`,
+      GATEWAY_QUERY_API: `http://127.0.0.1:${q1},http://127.0.0.1:${q2}`,
+    });
+    for (const [proc, port] of [[apis[0], c1], [apis[1], c2], [apis[2], q1], [apis[3], q2], [gw, g]] as const) {
+      await waitForHttp(`http://127.0.0.1:${port}/health`, 60_000, proc);
+    }
+    gateway = `http://127.0.0.1:${g}`;
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(running.map((proc) => proc.kill()));
+    const store = await mongoReadStore(mongo.toString());
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const call = async (method: string, path: string, key: string | null, body?: unknown) => {
+    const response = await fetch(`${gateway}${path}`, {
+      method,
+      headers: { ...(key ? { 'x-api-key': key } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  it('reads its own writes through the gateway across replicas', async () => {
+    const account = await call('POST', '/v1/admin/accounts', ADMIN_KEY, { name: 'Topology' });
+    expect(account.status).toBe(201);
+    const key = account.body.api_key as string;
+    for (let i = 0; i < 10; i++) {
+      const vote = await call('POST', '/v1/votes', key, { image_id: `t${i}`, value: 1 });
+      expect(vote.status).toBe(201);
+      const read = await call('GET', `/v1/votes/${vote.body.id}`, key);
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      const favourite = await call('POST', '/v1/favourites', key, { image_id: `t${i}` });
+      expect(favourite.status).toBe(201);
+      const list = await call('GET', `/v1/favourites?image_id=t${i}`, key);
+      expect(list.body.map((f: { id: number }) => f.id)).toEqual([favourite.body.id]);
+    }
+    expect((await call('GET', '/v1/votes?limit=100', key)).body).toHaveLength(10);
+    expect((await call('GET', '/v1/votes', null)).status).toBe(403);
+  }, 60_000);
+
+  it('survives a projector killed mid-stream: read models equal a full replay', async () => {
+    const account = await call('POST', '/v1/admin/accounts', ADMIN_KEY, { name: 'Faults' });
+    const key = account.body.api_key as string;
+    const writes = Array.from({ length: 60 }, (_, i) => call('POST', '/v1/votes', key, { image_id: `k${i}`, value: i % 2 ? 1 : -1 }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await projectorA.kill('SIGKILL');
+    const results = await Promise.all(writes);
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    projectorA = start('projectors-a2', 'projectors/main.ts');
+
+    const eventStore = sqliteEventStore(join(dataDir, 'events.db'));
+    const live = await mongoReadStore(mongo.toString());
+    try {
+      const head = await eventStore.headPosition();
+      expect(await live.waitForCheckpoints(projections.map((p) => p.name), head, 30_000)).toBe(true);
+      const replay = embeddedReadStore();
+      for (const projection of projections) {
+        await projectToHead(eventStore, replay, projection);
+        for (const collection of projection.collections) {
+          const expected = await replay.collection(collection).find({}, { sort: { _id: 1 } });
+          const actual = await live.collection(collection).find({}, { sort: { _id: 1 } });
+          expect(actual, collection).toEqual(expected);
+        }
+      }
+      const listed = await call('GET', '/v1/votes?limit=100', key);
+      expect(listed.body.map((v: { id: number }) => v.id).sort()).toEqual(results.map((r) => r.body.id).sort());
+    } finally {
+      await eventStore.close();
+      await live.close();
+    }
+  }, 90_000);
+});
