@@ -2,10 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import type { WritePositions } from '../infrastructure/consistency/write-positions.ts';
 import type { CommandContext } from '../infrastructure/event-store/command-handler.ts';
+import type { SecretBox } from '../infrastructure/secrets/secret-box.ts';
+import type { Resolve } from '../infrastructure/webhooks/target-policy.ts';
+
+/** What the webhook routes need: the key that encrypts signing secrets and the URL policy. */
+export type WebhookCommandSettings = { secrets: SecretBox; allowPrivateTargets: boolean; resolve?: Resolve };
 
 export type CommandApiDeps = {
   eventStore: EventStore;
   writePositions: WritePositions;
+  /** Without it the webhook write routes answer 503 not_ready (a process that was not given the secrets key). */
+  webhooks?: WebhookCommandSettings;
 };
 
 /** The metadata context of a request: account, request id, and the key (or admin) acting. */

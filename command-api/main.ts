@@ -1,6 +1,7 @@
 import { loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
 import { createHttpApp } from '../http/app.ts';
+import { httpLimitsOf } from '../http/limits.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
 import { commandApi } from './plugin.ts';
 
@@ -9,11 +10,19 @@ const config = loadConfig();
 const adapters = await openAdapters(config);
 const app = await createHttpApp({
   title: 'Animal data API — commands',
+  ...httpLimitsOf(config),
   logLevel: config.logLevel,
   auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey },
   readiness: async () => ({ ready: (await adapters.eventStore.headPosition()) >= 0n }),
 });
-await app.register(commandApi({ eventStore: adapters.eventStore, writePositions: adapters.writePositions }), { prefix: '/v1' });
+await app.register(
+  commandApi({
+    eventStore: adapters.eventStore,
+    writePositions: adapters.writePositions,
+    webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+  }),
+  { prefix: '/v1' },
+);
 await app.listen({ port: config.port, host: config.host });
 onShutdown(async () => {
   await app.close();

@@ -4,6 +4,8 @@ import { voteCommandRoutes } from './routes/votes.ts';
 import { favouriteCommandRoutes } from './routes/favourites.ts';
 import { accountCommandRoutes } from './routes/accounts.ts';
 import { adminAccountRoutes } from './routes/admin/accounts.ts';
+import { webhookCommandRoutes } from './routes/webhooks.ts';
+import { adminWebhookRoutes } from './routes/admin/webhooks.ts';
 
 /** Every write operation of the API (register under /v1). */
 export const commandApi =
@@ -13,4 +15,6 @@ export const commandApi =
     await app.register(favouriteCommandRoutes(deps));
     await app.register(accountCommandRoutes(deps));
     await app.register(adminAccountRoutes(deps));
+    await app.register(webhookCommandRoutes(deps));
+    await app.register(adminWebhookRoutes(deps));
   };

@@ -24,6 +24,11 @@ export const SetFeaturesBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const SetPlanBody = Type.Object(
+  { plan: Type.String({ pattern: '^[a-z0-9_-]{1,40}$', description: 'a plan name of RATE_LIMIT_PLANS; others get the default rate limit' }) },
+  { additionalProperties: false },
+);
+
 export const AccountSummary = Type.Object({
   account_id: Type.String(),
   active: Type.Boolean(),

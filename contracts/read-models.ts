@@ -2,15 +2,34 @@
  * The read models: the documents projectors write and the query API reads. Both sides import
  * the shapes and names from here and from nowhere else.
  */
+import { REFERENCE_COLLECTIONS } from './reference-read-models.ts';
+
+export * from './reference-read-models.ts';
+
 export const Collections = {
   accounts: 'accounts',
   apiKeys: 'api_keys',
   votes: 'votes',
   favourites: 'favourites',
+  webhooks: 'webhooks',
+  webhookDeliveries: 'webhook_deliveries',
+  ...REFERENCE_COLLECTIONS,
 } as const;
 
 /** Projections (checkpoint names) the query API waits on for read-your-writes. */
-export const READ_MODEL_PROJECTIONS = ['accounts', 'votes', 'favourites'] as const;
+export const READ_MODEL_PROJECTIONS = [
+  'accounts',
+  'votes',
+  'favourites',
+  'webhooks',
+  'webhook_deliveries',
+  // reference data (breeds, colours and care tips · facts · health tips · categories · legislation)
+  'breeds',
+  'facts',
+  'health-tips',
+  'categories',
+  'legislation',
+] as const;
 
 export type AccountDoc = {
   _id: string;
@@ -21,6 +40,8 @@ export type AccountDoc = {
   features: string[];
   switched_off: string[];
   created_at: string;
+  /** Absent until a plan is set (PlanChanged). */
+  plan?: string;
 };
 
 export type ApiKeyDoc = { _id: string; key_id: string; account_id: string; revoked: boolean };
@@ -53,4 +74,46 @@ export type FavouriteDoc = {
   image_url: string | null;
   image_species_id: string | null;
   image_breed_groups: string[];
+};
+
+/** A webhook endpoint (never its secret, not even encrypted). Deleted endpoints are removed. */
+export type WebhookDoc = {
+  _id: string;
+  id: string;
+  account_id: string;
+  url: string;
+  description: string;
+  enabled_events: string[];
+  status: 'enabled' | 'disabled';
+  legacy_unsigned: boolean;
+  consecutive_failures: number;
+  created_at: string;
+  disabled_at: string | null;
+  secret_rotated_at: string | null;
+};
+
+export type WebhookAttemptDoc = {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  outcome: 'succeeded' | 'retrying' | 'failed';
+};
+
+/** One event delivered to one endpoint; `status: pending` + `next_attempt_at` is the dispatcher's to-do list. */
+export type WebhookDeliveryDoc = {
+  _id: string;
+  id: string;
+  webhook_id: string;
+  account_id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'abandoned';
+  created_at: string;
+  updated_at: string;
+  next_attempt_at: string | null;
+  status_reason: string | null;
+  attempts: WebhookAttemptDoc[];
+  payload: Record<string, unknown>;
 };

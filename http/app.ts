@@ -16,6 +16,10 @@ import { registerErrorHandling } from './errors.ts';
 import { registerAuth, type AuthDependencies } from './auth.ts';
 import { validatorCompiler } from './validation.ts';
 import { logRedactPaths } from '../infrastructure/logger.ts';
+import { recordRouteTable } from './route-table.ts';
+import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitSettings } from './rate-limit.ts';
+import { BodyLimits, documentBodyErrors, registerMultipart } from './limits.ts';
+import { requestLogSerializer } from './request-log.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -34,6 +38,11 @@ export type HttpAppOptions = {
   /** Readiness check for /ready; resolves with details, rejects or returns ready=false when not ready. */
   readiness?: () => Promise<{ ready: boolean; details?: Record<string, unknown> }>;
   bodyLimit?: number;
+  /** Requests per minute per API key (false: none, for benchmarks). */
+  rateLimit?: RateLimitSettings | false;
+  /** A request's headers and body must arrive within requestTimeoutMs, its headers within headersTimeoutMs (slow clients are cut off). */
+  requestTimeoutMs?: number;
+  headersTimeoutMs?: number;
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -48,18 +57,31 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
     logger:
       options.logger === false
         ? false
-        : { level: options.logLevel ?? 'info', redact: { paths: logRedactPaths, censor: '[redacted]' } },
+        : {
+            level: options.logLevel ?? 'info',
+            redact: { paths: logRedactPaths, censor: '[redacted]' },
+            serializers: { req: requestLogSerializer },
+          },
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    bodyLimit: options.bodyLimit ?? BodyLimits.json,
     return503OnClosing: true,
+    // Idle sockets close after 60 s; a request must be complete within requestTimeout (uploads of up
+    // to 200 MB included) and its headers within headersTimeout (slow-loris). Node checks the two
+    // on an interval, made short enough here for the headers deadline to bite on time.
     connectionTimeout: 60_000,
-    requestTimeout: 120_000,
+    requestTimeout: options.requestTimeoutMs ?? 300_000,
+    http: {
+      headersTimeout: Math.min(options.headersTimeoutMs ?? 20_000, options.requestTimeoutMs ?? 300_000),
+      connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor((options.headersTimeoutMs ?? 20_000) / 4))),
+    },
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  recordRouteTable(app);
+  documentBodyErrors(app);
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorEnvelope);
   app.addHook('onSend', async (request, reply) => {
@@ -68,10 +90,15 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
 
   await app.register(cors, {
     origin: true,
+    // An OPTIONS request that is not a full preflight still gets the CORS headers (204), not a text/plain 400.
+    strictPreflight: false,
     exposedHeaders: [...PAGINATION_HEADERS, 'x-request-id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Language'],
     allowedHeaders: ['content-type', 'x-api-key', 'x-request-id'],
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
   });
+
+  if (options.rateLimit !== false) await registerRateLimit(app, options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  await registerMultipart(app);
 
   await app.register(swagger, {
     openapi: {

@@ -12,6 +12,8 @@ export type AuthenticatedAccount = {
   email: string | null;
   features: ReadonlySet<string>;
   switchedOff: ReadonlySet<string>;
+  /** Names the account's request rate limit (RATE_LIMIT_PLANS); null: the default limit. */
+  plan: string | null;
 };
 
 /** Who may call a route: an account key (default), the admin key, or anyone. */
@@ -104,7 +106,7 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
         });
       }
     }
-    request.account = { id: account.account_id, keyId: apiKey.key_id, email: account.email, features, switchedOff };
+    request.account = { id: account.account_id, keyId: apiKey.key_id, email: account.email, features, switchedOff, plan: account.plan ?? null };
   };
 
   app.addHook('onRequest', async (request) => {

@@ -34,6 +34,15 @@ const frameworkCodes: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_EMPTY_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
+  // @fastify/multipart (limits in http/limits.ts)
+  FST_PARTS_LIMIT: 'payload_too_large',
+  FST_FILES_LIMIT: 'payload_too_large',
+  FST_FIELDS_LIMIT: 'payload_too_large',
+  FST_REQ_FILE_TOO_LARGE: 'payload_too_large',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupported_media_type',
+  FST_INVALID_JSON_FIELD_ERROR: 'validation_failed',
+  FST_PROTO_VIOLATION: 'validation_failed',
+  FST_MP_PREMATURE_CLOSE: 'validation_failed',
 };
 
 const codeForStatus = (status: number): ErrorCode | undefined =>

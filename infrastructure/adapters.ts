@@ -9,6 +9,8 @@ import { sqliteEventStore } from './event-store/sqlite.ts';
 import { embeddedReadStore } from './read-store/embedded.ts';
 import { inProcessBus } from './bus/in-process.ts';
 import { fileMailer } from './mail/file.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
+import { openSecretBox } from './secrets/secrets-key.ts';
 import { smtpMailer } from './mail/smtp.ts';
 import type { BlobStore } from './blobs/port.ts';
 import { fileBlobStore } from './blobs/file.ts';
@@ -24,6 +26,8 @@ export type Adapters = {
   bus: Bus;
   blobs: BlobStore;
   mailer: Mailer;
+  /** Encrypts webhook signing secrets (SECRETS_KEY, or DATA_DIR/secrets.key on the embedded runtime). */
+  secrets: SecretBox;
   writePositions: WritePositions;
   /** Which adapter serves each port, for logs and /ready. */
   kinds: { eventStore: string; readStore: string; bus: string; blobs: string; mailer: string };
@@ -56,6 +60,7 @@ export const openAdapters = async (config: Config): Promise<Adapters> => {
     bus,
     blobs,
     mailer,
+    secrets: await openSecretBox(config),
     writePositions,
     kinds: {
       eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sqlite',

@@ -21,10 +21,19 @@ export type Config = {
   mailFrom: string;
   /** Create a demo account (and print its key) on the first start with no accounts. */
   demoAccount: boolean;
+  /** REFERENCE_DATA_IMPORT=false: do not import reference-data/ on start (it is skipped anyway when unchanged). */
+  referenceDataImport: boolean;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook URLs may point at loopback/private addresses (development, tests). */
   webhookAllowPrivateTargets: boolean;
   /** SECRETS_KEY: base64 of 32 bytes, encrypts webhook signing secrets; unset = DATA_DIR/secrets.key (embedded). */
   secretsKey: string | undefined;
+  /** RATE_LIMIT_PER_MINUTE: requests per minute per API key (accounts without a plan, or a plan not in RATE_LIMIT_PLANS). */
+  rateLimitPerMinute: number;
+  /** RATE_LIMIT_PLANS: `free=600,pro=6000` — requests per minute per API key of an account on that plan. */
+  rateLimitPlans: Record<string, number>;
+  /** REQUEST_TIMEOUT_MS: the whole request (headers and body) must arrive within this; HEADERS_TIMEOUT_MS: its headers. */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
 };
 
 export class ConfigError extends Error {}
@@ -48,6 +57,18 @@ const secretsKey = (env: NodeJS.ProcessEnv): string | undefined => {
   return raw;
 };
 
+const rateLimitPlans = (env: NodeJS.ProcessEnv): Record<string, number> => {
+  const raw = env.RATE_LIMIT_PLANS?.trim();
+  if (!raw) return {};
+  return Object.fromEntries(
+    raw.split(',').map((entry) => {
+      const match = /^\s*([a-z0-9_-]{1,40})\s*=\s*(\d{1,10})\s*$/.exec(entry);
+      if (!match || Number(match[2]) < 1) throw new ConfigError(`RATE_LIMIT_PLANS must look like 'free=600,pro=6000', got '${raw}'`);
+      return [match[1], Number(match[2])];
+    }),
+  );
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const adminApiKey = env.ADMIN_API_KEY?.trim() || undefined;
   if (adminApiKey !== undefined && adminApiKey.length < 16) {
@@ -67,7 +88,12 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     smtpUrl: env.SMTP_URL?.trim() || undefined,
     mailFrom: env.MAIL_FROM?.trim() || 'Animal Data API <no-reply@animal-data.local>',
     demoAccount: env.DEMO_ACCOUNT !== 'false',
+    referenceDataImport: env.REFERENCE_DATA_IMPORT !== 'false',
     webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS?.trim() === 'true',
     secretsKey: secretsKey(env),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 1_000_000_000),
+    rateLimitPlans: rateLimitPlans(env),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 300_000, 1000, 3_600_000),
+    headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000, 500, 300_000),
   };
 };

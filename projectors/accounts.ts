@@ -62,6 +62,8 @@ export const accountsProjection = defineProjection({
         return update(event.data.account_id, (doc) => ({
           switched_off: doc.switched_off.filter((capability) => capability !== event.data.capability),
         }));
+      case 'PlanChanged':
+        return update(event.data.account_id, () => ({ plan: event.data.plan }));
     }
   },
 });

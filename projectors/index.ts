@@ -3,9 +3,17 @@ import { accountsProjection } from './accounts.ts';
 import { favouritesProjection } from './favourites.ts';
 import type { Projection } from './projection.ts';
 import { votesProjection } from './votes.ts';
+import { webhooksProjection } from './webhooks.ts';
+import { webhookDeliveriesProjection } from './webhook-deliveries.ts';
+import { breedsProjection } from './breeds.ts';
+import { factsProjection } from './facts.ts';
+import { healthTipsProjection } from './health-tips.ts';
+import { categoriesProjection } from './categories.ts';
+import { legislationProjection } from './legislation.ts';
 
 /** Every read-model projection, by name. The names are the ones the query API waits on. */
-export const projections: Projection[] = [accountsProjection, votesProjection, favouritesProjection];
+export const projections: Projection[] = [accountsProjection, votesProjection, favouritesProjection, webhooksProjection, webhookDeliveriesProjection,
+  breedsProjection, factsProjection, healthTipsProjection, categoriesProjection, legislationProjection];
 
 const missing = READ_MODEL_PROJECTIONS.filter((name) => !projections.some((projection) => projection.name === name));
 if (missing.length > 0 || projections.length !== READ_MODEL_PROJECTIONS.length) {

@@ -1,6 +1,7 @@
 import { loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
 import { createHttpApp } from '../http/app.ts';
+import { httpLimitsOf } from '../http/limits.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
 import { READ_MODEL_PROJECTIONS } from '../contracts/read-models.ts';
 import { queryApi } from './plugin.ts';
@@ -10,6 +11,7 @@ const config = loadConfig();
 const adapters = await openAdapters(config);
 const app = await createHttpApp({
   title: 'Animal data API — queries',
+  ...httpLimitsOf(config),
   logLevel: config.logLevel,
   auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey },
   readiness: async () => ({

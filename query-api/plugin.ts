@@ -6,6 +6,12 @@ import type { QueryApiDeps } from './deps.ts';
 import { voteQueryRoutes } from './routes/votes.ts';
 import { favouriteQueryRoutes } from './routes/favourites.ts';
 import { accountQueryRoutes } from './routes/accounts.ts';
+import { webhookQueryRoutes } from './routes/webhooks.ts';
+import { factQueryRoutes } from './routes/facts.ts';
+import { healthTipQueryRoutes } from './routes/health-tips.ts';
+import { breedQueryRoutes } from './routes/breeds.ts';
+import { categoryQueryRoutes } from './routes/categories.ts';
+import { legislationQueryRoutes } from './routes/legislation.ts';
 
 export type QueryApiOptions = QueryApiDeps & { writePositions: WritePositions; readYourWritesTimeoutMs: number };
 
@@ -22,4 +28,10 @@ export const queryApi =
     await app.register(voteQueryRoutes(options));
     await app.register(favouriteQueryRoutes(options));
     await app.register(accountQueryRoutes(options));
+    await app.register(webhookQueryRoutes(options));
+    await app.register(factQueryRoutes(options));
+    await app.register(healthTipQueryRoutes(options));
+    await app.register(breedQueryRoutes(options));
+    await app.register(categoryQueryRoutes(options));
+    await app.register(legislationQueryRoutes(options));
   };

@@ -3,6 +3,7 @@ import { openAdapters, type Adapters } from '../infrastructure/adapters.ts';
 import type { Config } from '../infrastructure/config.ts';
 import { createLogger } from '../infrastructure/logger.ts';
 import { createHttpApp, type HttpApp } from '../http/app.ts';
+import { httpLimitsOf } from '../http/limits.ts';
 import { commandApi } from '../command-api/plugin.ts';
 import { queryApi } from '../query-api/plugin.ts';
 import { projections } from '../projectors/index.ts';
@@ -12,6 +13,7 @@ import { startProcessors } from '../processors/index.ts';
 import { startDispatcher } from '../webhook-dispatcher/index.ts';
 import { READ_MODEL_PROJECTIONS, Collections } from '../contracts/read-models.ts';
 import { openAccount } from '../command-api/handlers/accounts.ts';
+import { importReferenceDataOnStart } from './reference-data-import.ts';
 
 export type RunningService = {
   app: HttpApp;
@@ -45,16 +47,20 @@ const ensureDemoAccount = async (adapters: Adapters, logger: Logger): Promise<vo
 export const startAllInOne = async (config: Config, options: { logger?: boolean } = {}): Promise<RunningService> => {
   const logger = createLogger('all-in-one', options.logger === false ? 'silent' : config.logLevel);
   const adapters = await openAdapters(config);
+  // Before the subscriptions start, so the import does not compete with them (cheap when unchanged).
+  const imported = config.referenceDataImport ? await importReferenceDataOnStart(adapters, logger) : false;
   const projectors = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
   const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
   const processors = await startProcessors(adapters.bus, adapters.eventStore, logger);
-  const dispatcher = await startDispatcher({ ...adapters, logger });
+  const dispatcher = await startDispatcher({ ...adapters, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } });
+  if (imported) await catchUp(adapters, 60_000);
   if (config.demoAccount) await ensureDemoAccount(adapters, logger);
 
   const app = await createHttpApp({
     title: 'Animal, pet and image data API',
     logLevel: config.logLevel,
     logger: options.logger,
+    ...httpLimitsOf(config),
     auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey },
     readiness: async () => {
       const head = await adapters.eventStore.headPosition();
@@ -62,7 +68,14 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
       return { ready, details: { head: head.toString(), adapters: adapters.kinds } };
     },
   });
-  await app.register(commandApi({ eventStore: adapters.eventStore, writePositions: adapters.writePositions }), { prefix: '/v1' });
+  await app.register(
+    commandApi({
+      eventStore: adapters.eventStore,
+      writePositions: adapters.writePositions,
+      webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+    }),
+    { prefix: '/v1' },
+  );
   await app.register(
     queryApi({
       readStore: adapters.readStore,

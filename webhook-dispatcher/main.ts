@@ -8,7 +8,7 @@ import { startDispatcher } from './index.ts';
 const config = loadConfig();
 const logger = createLogger('webhook-dispatcher', config.logLevel);
 const adapters = await openAdapters(config);
-const running = await startDispatcher({ ...adapters, logger });
+const running = await startDispatcher({ ...adapters, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } });
 onShutdown(async () => {
   await running.stop();
   await adapters.close();

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CreatedFavourite, CreateFavouriteBody } from '../../contracts/favourites.ts';
 import { errors, NumericIdParams, Success } from '../../contracts/common.ts';
 import { accountOf } from '../../http/auth.ts';
+import { BodyLimits } from '../../http/limits.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { addFavourite, deleteFavourite } from '../handlers/favourites.ts';
 
@@ -20,6 +21,7 @@ export const favouriteCommandRoutes =
           body: CreateFavouriteBody,
           response: { 201: CreatedFavourite, ...errors(409) },
         },
+        bodyLimit: BodyLimits.smallJson,
         config: { feature: 'favourites' },
       },
       async (request, reply) => {

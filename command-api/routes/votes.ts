@@ -6,6 +6,7 @@ import { voteDecider } from '../../domain/votes/decide.ts';
 import { voteStream, type VoteCast } from '../../domain/votes/vote.ts';
 import { handleCommand } from '../../infrastructure/event-store/command-handler.ts';
 import { accountOf } from '../../http/auth.ts';
+import { BodyLimits } from '../../http/limits.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { withFreshNumericId } from '../handlers/fresh-id.ts';
 
@@ -28,6 +29,7 @@ export const voteCommandRoutes =
           body: CreateVoteBody,
           response: { 201: CreatedVote, ...errors() },
         },
+        bodyLimit: BodyLimits.smallJson,
         config: { feature: 'votes' },
       },
       async (request, reply) => {

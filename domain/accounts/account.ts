@@ -17,6 +17,8 @@ export type FeaturesGranted = Event<'FeaturesGranted', { account_id: string; fea
 export type FeaturesRevoked = Event<'FeaturesRevoked', { account_id: string; features: Feature[] }>;
 export type CapabilitySwitchedOff = Event<'CapabilitySwitchedOff', { account_id: string; capability: Feature }>;
 export type CapabilitySwitchedOn = Event<'CapabilitySwitchedOn', { account_id: string; capability: Feature }>;
+/** The account's plan (names the request rate limit it gets; see RATE_LIMIT_PLANS). */
+export type PlanChanged = Event<'PlanChanged', { account_id: string; plan: string; changed_at: string }>;
 
 export type AccountEvent =
   | AccountOpened
@@ -26,7 +28,8 @@ export type AccountEvent =
   | FeaturesGranted
   | FeaturesRevoked
   | CapabilitySwitchedOff
-  | CapabilitySwitchedOn;
+  | CapabilitySwitchedOn
+  | PlanChanged;
 
 export type AccountState = {
   status: 'none' | 'active' | 'inactive';
@@ -34,6 +37,7 @@ export type AccountState = {
   features: ReadonlySet<Feature>;
   switchedOff: ReadonlySet<Feature>;
   keys: ReadonlyMap<string, { revoked: boolean }>;
+  plan: string | null;
 };
 
 export const initialAccountState = (): AccountState => ({
@@ -42,6 +46,7 @@ export const initialAccountState = (): AccountState => ({
   features: new Set(),
   switchedOff: new Set(),
   keys: new Map(),
+  plan: null,
 });
 
 const withSet = <T>(set: ReadonlySet<T>, add: readonly T[], remove: readonly T[] = []): Set<T> => {
@@ -69,5 +74,7 @@ export const evolveAccount = (state: AccountState, event: AccountEvent): Account
       return { ...state, switchedOff: withSet(state.switchedOff, [event.data.capability]) };
     case 'CapabilitySwitchedOn':
       return { ...state, switchedOff: withSet(state.switchedOff, [], [event.data.capability]) };
+    case 'PlanChanged':
+      return { ...state, plan: event.data.plan };
   }
 };

@@ -21,7 +21,8 @@ export type AccountCommand =
   | { type: 'RevokeApiKey'; key_id: string; now: string }
   | { type: 'DeactivateAccount'; now: string }
   | { type: 'SetFeatures'; features: string[]; now: string }
-  | { type: 'SwitchCapabilities'; changes: Record<string, boolean>; now: string };
+  | { type: 'SwitchCapabilities'; changes: Record<string, boolean>; now: string }
+  | { type: 'SetPlan'; plan: string; now: string };
 
 const checkFeatureNames = (names: readonly string[]): Feature[] => {
   const unknown = names.filter((name) => !isFeature(name));
@@ -99,6 +100,11 @@ export const decideAccount = (command: AccountCommand, state: AccountState): Acc
         if (!on && !isOff) events.push({ type: 'CapabilitySwitchedOff', data: { account_id, capability } });
       }
       return events;
+    }
+    case 'SetPlan': {
+      const account_id = requireOpen(state);
+      if (state.plan === command.plan) return [];
+      return [{ type: 'PlanChanged', data: { account_id, plan: command.plan, changed_at: command.now } }];
     }
   }
 };

@@ -39,6 +39,12 @@ describe('account decider', () => {
     spec.given(opened(['votes'])).when({ type: 'SwitchCapabilities', changes: { calculators: false }, now }).thenThrows('feature_not_enabled');
     spec.given(opened(['votes'])).when({ type: 'SwitchCapabilities', changes: { warp: false }, now }).thenThrows('unknown_feature');
   });
+  it('sets a plan once per change, on existing accounts only', () => {
+    const changed: AccountEvent = { type: 'PlanChanged', data: { account_id: 'a1', plan: 'pro', changed_at: now } };
+    spec.given(opened()).when({ type: 'SetPlan', plan: 'pro', now }).then([changed]);
+    spec.given([...opened(), changed]).when({ type: 'SetPlan', plan: 'pro', now }).thenNothing();
+    spec.given([]).when({ type: 'SetPlan', plan: 'pro', now }).thenThrows('not_found');
+  });
   it('revokes a key once and refuses unknown keys', () => {
     spec.given(opened()).when({ type: 'RevokeApiKey', key_id: 'k1', now }).then([{ type: 'ApiKeyRevoked', data: { account_id: 'a1', key_id: 'k1', revoked_at: now } }]);
     spec.given(opened()).when({ type: 'RevokeApiKey', key_id: 'nope', now }).thenThrows('not_found');

@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { setTimeout as delay } from 'node:timers/promises';
 import { openSqlite } from '../sqlite.ts';
 import type { Bus, ConsumeOptions, Consumer, IncomingMessage, OutgoingMessage } from './port.ts';
 
@@ -68,10 +67,18 @@ export const inProcessBus = (file: string | undefined, options: InProcessBusOpti
     const fetch = db.prepare<unknown[], Row>(
       `SELECT seq, topic, key, value FROM messages WHERE seq > ? AND topic IN (${placeholders}) ORDER BY seq LIMIT 200`,
     );
-    const sleep = async (ms: number) => {
-      await Promise.race([new Promise<void>((resolve) => (wake = resolve)), delay(ms)]);
-      wake = null;
-    };
+    const sleep = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          wake = null;
+          resolve();
+        }, ms);
+        wake = () => {
+          clearTimeout(timer);
+          wake = null;
+          resolve();
+        };
+      });
 
     const run = async () => {
       // Wait for the group's current member to stop: one active member per group in a process.
@@ -90,20 +97,27 @@ export const inProcessBus = (file: string | undefined, options: InProcessBusOpti
             await sleep(pollIntervalMs);
             continue;
           }
+          // The offset is committed once per fetched batch (one write instead of one per message),
+          // up to the last message handled: a crash in between redelivers those — at-least-once,
+          // as before — and a failed message is retried first after the back-off.
+          let handled: number | null = null;
+          let failed = false;
           for (const row of rows) {
             if (stopped) break;
             const message: IncomingMessage = { topic: row.topic, key: row.key, value: row.value, offset: String(row.seq) };
             try {
               await options.handle(message);
-              commit.run(options.group, row.seq);
+              handled = row.seq;
               failures = 0;
             } catch (error) {
               options.onError?.(error, message);
               failures += 1;
-              await sleep(Math.min(5000, 50 * 2 ** Math.min(failures, 7)));
+              failed = true;
               break;
             }
           }
+          if (handled !== null) commit.run(options.group, handled);
+          if (failed) await sleep(Math.min(5000, 50 * 2 ** Math.min(failures, 7)));
         }
       } finally {
         activeGroups.delete(options.group);

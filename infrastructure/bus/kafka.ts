@@ -35,13 +35,28 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Bus> => {
   const namespace = options.namespace ? `${options.namespace}.` : '';
   const real = (topic: string) => `${namespace}${topic}`;
 
+  /**
+   * Creates missing topics and waits until every partition has a leader. kafkajs' own
+   * `waitForLeaders` gives up on KRaft brokers that briefly answer "unknown topic" right after the
+   * creation, so the wait is done here by polling the metadata (bounded).
+   */
   const ensureTopics = async (topics: string[]) => {
     const missing = [...new Set(topics)].filter((topic) => !knownTopics.has(topic));
     if (missing.length === 0) return;
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: missing.map((topic) => ({ topic, numPartitions: options.partitions ?? 3, replicationFactor: -1 })),
     });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const { topics: metadata } = await admin.fetchTopicMetadata({ topics: missing });
+        if (metadata.every((topic) => topic.partitions.length > 0 && topic.partitions.every((partition) => partition.leader >= 0))) break;
+      } catch (error) {
+        if (attempt >= 100) throw error;
+      }
+      if (attempt >= 100) throw new Error(`topics ${missing.join(', ')} have no leader after 10 s`);
+      await delay(100);
+    }
     for (const topic of missing) knownTopics.add(topic);
   };
 

@@ -142,6 +142,52 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
 
   const readAllSync = (after: bigint, maxCount: number): RecordedEvent[] => stmt.allForwards.all(after, maxCount).map(toRecorded);
 
+  /**
+   * Group commit: the appends asked for in the same turn of the event loop (concurrent requests)
+   * share one IMMEDIATE transaction, each in its own savepoint (a nested better-sqlite3
+   * transaction), so one append's wrong expected revision rolls back that append alone. Every
+   * caller is answered once the shared transaction has committed, as before: an acknowledged
+   * append is durable, and appends keep the order they were asked in.
+   */
+  type QueuedAppend = {
+    streamName: string;
+    events: NewEvent[];
+    expected: ExpectedRevision;
+    resolve: (result: AppendResult) => void;
+    reject: (error: unknown) => void;
+  };
+  type Outcome = { result: AppendResult } | { error: unknown };
+  let queue: QueuedAppend[] = [];
+  const appendBatchTx = db.transaction((batch: QueuedAppend[]): Outcome[] =>
+    batch.map((item) => {
+      try {
+        return { result: appendTx(item.streamName, item.events, item.expected) };
+      } catch (error) {
+        return { error };
+      }
+    }),
+  );
+  const commitQueue = () => {
+    const batch = queue;
+    queue = [];
+    if (batch.length === 0) return;
+    let outcomes: Outcome[];
+    try {
+      outcomes = appendBatchTx.immediate(batch);
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    let last: bigint | null = null;
+    outcomes.forEach((outcome, index) => {
+      if ('result' in outcome) {
+        last = outcome.result.position;
+        batch[index].resolve(outcome.result);
+      } else batch[index].reject(outcome.error);
+    });
+    if (last !== null) appended.emit('appended', last);
+  };
+
   const subscribe = (options: SubscribeOptions): Subscription => {
     let position = options.after ?? 0n;
     let stopped = false;
@@ -150,30 +196,33 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
     const onAppended = () => wake?.();
     appended.on('appended', onAppended);
 
-    const waitForMore = async (): Promise<void> => {
-      const ac = new AbortController();
-      await Promise.race([
-        new Promise<void>((resolve) => {
-          wake = resolve;
-        }),
-        delay(pollIntervalMs, undefined, { signal: ac.signal }).catch(() => undefined),
-      ]);
-      wake = null;
-      ac.abort();
-    };
+    // Woken by an append in this process, or by the poll timer (appends by other processes).
+    const waitForMore = (): Promise<void> =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          wake = null;
+          resolve();
+        }, pollIntervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          wake = null;
+          resolve();
+        };
+      });
 
     const loop = (async () => {
       let failures = 0;
       while (!stopped && !closed) {
-        const batch = readAllSync(position, batchSize);
-        if (batch.length === 0) {
+        const rows = stmt.allForwards.all(position, batchSize);
+        if (rows.length === 0) {
           await waitForMore();
           continue;
         }
-        const lastPosition = batch[batch.length - 1].position;
+        const lastPosition = BigInt(rows[rows.length - 1].position);
         try {
+          // Filter on the row before parsing it: most subscriptions want one stream category.
           await options.onEvents(
-            batch.filter((event) => matchesFilter(event, options.filter)),
+            rows.filter((row) => matchesFilter({ streamName: row.stream, type: row.type }, options.filter)).map(toRecorded),
             lastPosition,
           );
           position = lastPosition;
@@ -205,9 +254,11 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
   return {
     async append(streamName, events, options = {}) {
       if (events.length === 0) throw new Error('append needs at least one event');
-      const result = appendTx.immediate(streamName, events, options.expectedRevision ?? 'any');
-      appended.emit('appended', result.position);
-      return result;
+      if (closed) throw new Error('the event store is closed');
+      return new Promise<AppendResult>((resolve, reject) => {
+        queue.push({ streamName, events, expected: options.expectedRevision ?? 'any', resolve, reject });
+        if (queue.length === 1) setImmediate(commitQueue);
+      });
     },
     async readStream(streamName, options: ReadStreamOptions = {}) {
       const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
@@ -231,7 +282,9 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
     },
     async close() {
       if (closed) return;
+      commitQueue();
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
+      commitQueue();
       closed = true;
       db.close();
     },

@@ -170,15 +170,41 @@ export const embeddedReadStore = (file?: string): ReadStore => {
 
   const upsertRow = db?.prepare('INSERT OR REPLACE INTO documents (collection, id, position, body) VALUES (?, ?, ?, ?)');
   const checkpointRow = db?.prepare('INSERT OR REPLACE INTO checkpoints (name, position) VALUES (?, ?)');
-  const flush = db?.transaction((checkpoint?: { name: string; position: bigint }) => {
+  const flushTx = db?.transaction((checkpointsToStore: Map<string, bigint>) => {
     for (const [collection, entries] of dirty) {
       for (const [id, entry] of entries) {
         upsertRow?.run(collection, id, entry.position, entry.doc ? JSON.stringify(entry.doc) : null);
       }
     }
-    dirty.clear();
-    if (checkpoint) checkpointRow?.run(checkpoint.name, checkpoint.position);
+    for (const [name, position] of checkpointsToStore) checkpointRow?.run(name, position);
   });
+  const flush = (checkpointsToStore: Map<string, bigint> = new Map()) => {
+    flushTx?.(checkpointsToStore);
+    dirty.clear();
+  };
+
+  /**
+   * Group commit of checkpoints: every projection that stores a checkpoint in the same turn of the
+   * event loop shares one transaction (dirty documents + all their checkpoints), instead of one
+   * transaction per projection per batch. Each caller's promise settles once that transaction has
+   * committed (or failed: the caller retries its batch), and only then does the checkpoint count
+   * for waitForCheckpoints — the same guarantees as a transaction per call.
+   */
+  let pending: { checkpoints: Map<string, bigint>; settle: ((error?: unknown) => void)[] } | null = null;
+  const commitPending = () => {
+    const batch = pending;
+    pending = null;
+    if (!batch) return;
+    try {
+      flush(batch.checkpoints);
+    } catch (error) {
+      for (const settle of batch.settle) settle(error);
+      return;
+    }
+    for (const [name, position] of batch.checkpoints) checkpoints.set(name, position);
+    changes.emit('checkpoint');
+    for (const settle of batch.settle) settle();
+  };
 
   const collection = <T extends Doc>(name: string): Collection<T> => {
     let existing = collections.get(name);
@@ -209,10 +235,19 @@ export const embeddedReadStore = (file?: string): ReadStore => {
     async getCheckpoint(name) {
       return checkpoints.get(name) ?? null;
     },
-    async setCheckpoint(name, position) {
-      flush?.({ name, position });
-      checkpoints.set(name, position);
-      changes.emit('checkpoint');
+    setCheckpoint(name, position) {
+      if (!db) {
+        checkpoints.set(name, position);
+        changes.emit('checkpoint');
+        return Promise.resolve();
+      }
+      if (!pending) {
+        pending = { checkpoints: new Map(), settle: [] };
+        setImmediate(commitPending);
+      }
+      const batch = pending;
+      batch.checkpoints.set(name, position);
+      return new Promise<void>((resolve, reject) => batch.settle.push((error) => (error === undefined ? resolve() : reject(error))));
     },
     waitForCheckpoints(names, position, timeoutMs) {
       if (reached(names, position)) return Promise.resolve(true);
@@ -237,13 +272,15 @@ export const embeddedReadStore = (file?: string): ReadStore => {
         db?.prepare('DELETE FROM documents WHERE collection = ?').run(name);
       }
       for (const name of checkpointNames) {
+        pending?.checkpoints.delete(name);
         checkpoints.delete(name);
         db?.prepare('DELETE FROM checkpoints WHERE name = ?').run(name);
       }
     },
     async close() {
       if (db?.open) {
-        flush?.();
+        if (pending) commitPending();
+        else flush();
         db.close();
       }
     },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AccountIdParams, CreateAccountBody, CreatedAccount, SetFeaturesBody } from '../../../contracts/accounts.ts';
+import { AccountIdParams, CreateAccountBody, CreatedAccount, SetFeaturesBody, SetPlanBody } from '../../../contracts/accounts.ts';
 import { errors, Success } from '../../../contracts/common.ts';
 import { changeAccount, openAccount } from '../../handlers/accounts.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../../deps.ts';
@@ -65,6 +65,30 @@ export const adminAccountRoutes =
           deps.eventStore,
           request.params.id,
           { type: 'SetFeatures', features: request.body.features, now: new Date().toISOString() },
+          contextOf(request),
+        );
+        await recordWrite(deps, request.params.id, result.position);
+        return { message: 'SUCCESS' as const };
+      },
+    );
+
+    app.put(
+      '/admin/accounts/:id/plan',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Set the plan of an account (its request rate limit per API key, from RATE_LIMIT_PLANS)',
+          params: AccountIdParams,
+          body: SetPlanBody,
+          response: { 200: Success, ...errors(404) },
+        },
+        config: admin,
+      },
+      async (request) => {
+        const result = await changeAccount(
+          deps.eventStore,
+          request.params.id,
+          { type: 'SetPlan', plan: request.body.plan, now: new Date().toISOString() },
           contextOf(request),
         );
         await recordWrite(deps, request.params.id, result.position);

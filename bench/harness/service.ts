@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { freePort, startChild, type Child } from './children.ts';
+import { requestJson } from './http.ts';
+
+export type AdapterMode = 'embedded' | 'production';
+
+export type RunningService = {
+  url: string;
+  pid: number;
+  adminKey: string;
+  dataDir: string;
+  /** The adapter variables the service runs with (the raw-append baseline opens the same adapter). */
+  adapterEnv: NodeJS.ProcessEnv;
+  stop: () => Promise<void>;
+};
+
+/**
+ * The adapter variables for a mode. Embedded clears them; production passes MONGO_URL (in a database
+ * of this run's own), KAFKA_BROKERS (in a namespace of its own) and EVENTSTORE_URL when set.
+ */
+export const adapterEnvFor = (mode: AdapterMode, runId: string): NodeJS.ProcessEnv => {
+  if (mode === 'embedded') return { MONGO_URL: '', KAFKA_BROKERS: '', KAFKA_NAMESPACE: '', EVENTSTORE_URL: '' };
+  const mongo = process.env.MONGO_URL ? new URL(process.env.MONGO_URL) : null;
+  if (mongo) mongo.pathname = `/bench_${runId}`;
+  return {
+    MONGO_URL: mongo?.toString() ?? '',
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '',
+    KAFKA_NAMESPACE: process.env.KAFKA_BROKERS ? `bench_${runId}` : '',
+    EVENTSTORE_URL: process.env.EVENTSTORE_URL ?? '',
+  };
+};
+
+const waitReady = async (url: string, child: Child, timeoutMs: number): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  child.process.once('exit', () => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error('the service exited while starting (see its output above)');
+    try {
+      const response = await requestJson(`${url}/ready`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await delay(100);
+  }
+  throw new Error(`the service was not ready within ${timeoutMs} ms`);
+};
+
+/**
+ * The all-in-one service as `node --import tsx runtime/main.ts` in a child process, on a temp
+ * DATA_DIR and a free port, logging at warn, without the demo account, allowed to deliver webhooks
+ * to loopback receivers, with a per-key rate limit no bench reaches. BENCH_CPU_PROF=1 writes a CPU profile of it to bench/results/profiles.
+ */
+export const startService = async (mode: AdapterMode, runId: string): Promise<RunningService> => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-svc-'));
+  const port = await freePort();
+  const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
+  const adapterEnv = adapterEnvFor(mode, runId);
+  const nodeArgs = process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', '--cpu-prof-dir', 'bench/results/profiles'] : [];
+  const child = startChild('runtime/main.ts', {
+    nodeArgs,
+    env: {
+      ...adapterEnv,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ADMIN_API_KEY: adminKey,
+      LOG_LEVEL: 'warn',
+      DEMO_ACCOUNT: 'false',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // The limiter still runs on every request (its cost is measured), but never refuses one.
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      RATE_LIMIT_PLANS: '',
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitReady(url, child, 120_000);
+  } catch (error) {
+    await child.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url,
+    pid: child.pid,
+    adminKey,
+    dataDir,
+    adapterEnv,
+    stop: async () => {
+      await child.stop(30_000);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+};

@@ -1,0 +1,103 @@
+import type { Event } from '../decider.ts';
+
+/**
+ * One delivery = one domain event to one endpoint, with its attempts. Its id is derived from the
+ * event id and the endpoint id, so an event the bus hands over twice is scheduled once.
+ */
+export const webhookDeliveryStream = (deliveryId: string): string => `webhookdelivery-${deliveryId}`;
+
+export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed';
+
+export type WebhookDeliveryScheduled = Event<
+  'WebhookDeliveryScheduled',
+  {
+    delivery_id: string;
+    webhook_id: string;
+    account_id: string;
+    event_id: string;
+    event_type: string;
+    payload: Record<string, unknown>;
+    scheduled_at: string;
+  }
+>;
+export type WebhookDeliveryAttempted = Event<
+  'WebhookDeliveryAttempted',
+  {
+    delivery_id: string;
+    webhook_id: string;
+    account_id: string;
+    /** 1-based over the whole life of the delivery (redeliveries continue counting). */
+    attempt: number;
+    started_at: string;
+    duration_ms: number;
+    status_code: number | null;
+    error: string | null;
+    outcome: DeliveryOutcome;
+    next_attempt_at: string | null;
+  }
+>;
+export type WebhookDeliveryAbandoned = Event<
+  'WebhookDeliveryAbandoned',
+  { delivery_id: string; webhook_id: string; account_id: string; reason: string; abandoned_at: string }
+>;
+export type WebhookRedeliveryRequested = Event<
+  'WebhookRedeliveryRequested',
+  { delivery_id: string; webhook_id: string; account_id: string; requested_at: string }
+>;
+
+export type WebhookDeliveryEvent =
+  | WebhookDeliveryScheduled
+  | WebhookDeliveryAttempted
+  | WebhookDeliveryAbandoned
+  | WebhookRedeliveryRequested;
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'abandoned';
+
+export type WebhookDeliveryState =
+  | { status: 'none' }
+  | {
+      status: WebhookDeliveryStatus;
+      deliveryId: string;
+      webhookId: string;
+      accountId: string;
+      eventType: string;
+      payload: Record<string, unknown>;
+      /** Attempts made so far, all rounds. */
+      attempts: number;
+      /** Attempts made in the current round (a redelivery starts a new one). */
+      roundAttempts: number;
+      nextAttemptAt: string | null;
+    };
+
+export const initialWebhookDeliveryState = (): WebhookDeliveryState => ({ status: 'none' });
+
+export const evolveWebhookDelivery = (state: WebhookDeliveryState, event: WebhookDeliveryEvent): WebhookDeliveryState => {
+  if (event.type === 'WebhookDeliveryScheduled') {
+    return {
+      status: 'pending',
+      deliveryId: event.data.delivery_id,
+      webhookId: event.data.webhook_id,
+      accountId: event.data.account_id,
+      eventType: event.data.event_type,
+      payload: event.data.payload,
+      attempts: 0,
+      roundAttempts: 0,
+      nextAttemptAt: event.data.scheduled_at,
+    };
+  }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'WebhookDeliveryAttempted':
+      return {
+        ...state,
+        status: event.data.outcome === 'retrying' ? 'pending' : event.data.outcome,
+        attempts: event.data.attempt,
+        roundAttempts: state.roundAttempts + 1,
+        nextAttemptAt: event.data.next_attempt_at,
+      };
+    case 'WebhookDeliveryAbandoned':
+      return { ...state, status: 'abandoned', nextAttemptAt: null };
+    case 'WebhookRedeliveryRequested':
+      return { ...state, status: 'pending', roundAttempts: 0, nextAttemptAt: event.data.requested_at };
+  }
+};

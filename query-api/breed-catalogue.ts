@@ -1,0 +1,94 @@
+import type { Breed } from '../contracts/breeds.ts';
+import { REFERENCE_COLLECTIONS, REFERENCE_PROJECTIONS, type BreedDoc } from '../contracts/reference-read-models.ts';
+import { LANGUAGES, type Language } from '../domain/reference-data/vocabulary.ts';
+import type { ReadStore } from '../infrastructure/read-store/port.ts';
+
+export type CatalogueEntry = {
+  doc: BreedDoc;
+  /** The Breed resource in every language (name and description translated, English otherwise). */
+  resources: Record<Language, Breed>;
+  /** The same, serialised once: lists are answered by joining these. */
+  json: Record<Language, string>;
+  /** Languages the breed has a translation in (English always). */
+  translated: ReadonlySet<Language>;
+};
+
+export type BreedSelection = {
+  species_id?: string;
+  breedGroups: string[];
+  excludeBreedGroups: string[];
+  q?: string;
+  venomCode?: string;
+  extinct?: boolean;
+};
+
+const toEntry = (doc: BreedDoc): CatalogueEntry => {
+  const resources = {} as Record<Language, Breed>;
+  const json = {} as Record<Language, string>;
+  const translated = new Set<Language>(['en']);
+  for (const lang of LANGUAGES) {
+    const translation = lang === 'en' ? undefined : doc.translations[lang];
+    if (translation) translated.add(lang);
+    resources[lang] = translation ? { ...doc.resource, name: translation.name, description: translation.description } : doc.resource;
+    json[lang] = JSON.stringify(resources[lang]);
+  }
+  return { doc, resources, json, translated };
+};
+
+/**
+ * The breeds read model held ready for serving: sorted by name (case-insensitive, then id), with
+ * the resource of every language built and serialised, and refreshed whenever the breeds
+ * projection's checkpoint moves. Breed lists are the hottest read of the API (GET /breeds); this
+ * keeps a request down to a filter over a few hundred entries, a slice and a string join — no
+ * sorting, copying or per-request serialisation.
+ */
+export const breedCatalogue = (readStore: ReadStore) => {
+  type Snapshot = { position: bigint | null; entries: CatalogueEntry[]; byId: Map<string, CatalogueEntry> };
+  let cached: Snapshot | null = null;
+  let loading: Promise<Snapshot> | null = null;
+
+  const load = async (): Promise<Snapshot> => {
+    const position = await readStore.getCheckpoint(REFERENCE_PROJECTIONS.breeds);
+    if (cached && cached.position === position) return cached;
+    loading ??= (async () => {
+      try {
+        const docs = await readStore.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds).find({}, { sort: { name_lc: 1, _id: 1 } });
+        const entries = docs.map(toEntry);
+        const snapshot: Snapshot = { position, entries, byId: new Map(entries.map((entry) => [entry.doc.id, entry])) };
+        cached = snapshot;
+        return snapshot;
+      } finally {
+        loading = null;
+      }
+    })();
+    return loading;
+  };
+
+  return {
+    async get(id: string): Promise<CatalogueEntry | undefined> {
+      return (await load()).byId.get(id);
+    },
+    /** The breeds matching the selection, in name order. */
+    async select(selection: BreedSelection): Promise<CatalogueEntry[]> {
+      const { entries } = await load();
+      const include = selection.breedGroups.length > 0 ? new Set(selection.breedGroups) : null;
+      const exclude = selection.excludeBreedGroups.length > 0 ? new Set(selection.excludeBreedGroups) : null;
+      const q = selection.q?.toLowerCase();
+      const venom = selection.venomCode?.toUpperCase();
+      const result: CatalogueEntry[] = [];
+      for (const entry of entries) {
+        const doc = entry.doc;
+        if (selection.species_id !== undefined && doc.species_id !== selection.species_id) continue;
+        if (selection.extinct !== undefined && doc.extinct !== selection.extinct) continue;
+        if (include && !include.has(doc.breed_group_lc)) continue;
+        if (exclude && exclude.has(doc.breed_group_lc)) continue;
+        if (q !== undefined && !doc.name_lc.includes(q)) continue;
+        if (venom !== undefined && !doc.venom_code_list.includes(venom)) continue;
+        result.push(entry);
+      }
+      return result;
+    },
+  };
+};
+
+export type BreedCatalogue = ReturnType<typeof breedCatalogue>;

@@ -1,0 +1,146 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Breed, BreedIdParams, BreedReadQuery, Colour, ListBreedsQuery, SearchBreedsQuery } from '../../contracts/breeds.ts';
+import { errors, queryBoolean } from '../../contracts/common.ts';
+import { normaliseOrder } from '../../contracts/paging.ts';
+import { REFERENCE_COLLECTIONS, type ColourDoc } from '../../contracts/reference-read-models.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { Language } from '../../domain/reference-data/vocabulary.ts';
+import { commaList, setPaginationHeaders } from '../../http/paging.ts';
+import { breedCatalogue, type CatalogueEntry } from '../breed-catalogue.ts';
+import type { QueryApiDeps } from '../deps.ts';
+
+type BreedListQuery = {
+  limit: number;
+  page: number;
+  order?: string;
+  species_id?: string;
+  breed_groups?: string;
+  exclude_breed_groups?: string;
+  q?: string;
+  venom_code?: string;
+  extinct?: string;
+  lang?: Language;
+};
+
+/**
+ * Sends JSON serialised in advance (the catalogue serialises each breed once per language, from
+ * the same Breed schema the route documents): Fastify passes a string with a JSON content type
+ * through untouched.
+ */
+const sendJson = (reply: FastifyReply, json: string): FastifyReply => reply.type('application/json; charset=utf-8').send(json);
+
+const drawRandom = <T>(items: T[], size: number): T[] => {
+  const pool = [...items];
+  const drawn: T[] = [];
+  while (drawn.length < size && pool.length > 0) drawn.push(pool.splice(Math.floor(Math.random() * pool.length), 1)[0]);
+  return drawn;
+};
+
+const toColour = (doc: ColourDoc) => ({
+  id: doc.id,
+  species_id: doc.species_id,
+  breed_id: doc.breed_id,
+  code: doc.code,
+  name: doc.name,
+  base_colour: doc.base_colour,
+  pattern: doc.pattern,
+  standard: doc.standard,
+  description: doc.description,
+});
+
+/**
+ * Breeds: the large list (GET /breeds, limit ≤ 1000), the style-A search (GET /breeds/search),
+ * one breed, and its colour variants. Lists are ordered by name; `lang` translates name and
+ * description.
+ */
+export const breedQueryRoutes =
+  (deps: QueryApiDeps): FastifyPluginAsync =>
+  async (instance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const catalogue = breedCatalogue(deps.readStore);
+    const tags = ['breeds'];
+
+    const list = async (reply: FastifyReply, query: BreedListQuery) => {
+      const selected = await catalogue.select({
+        species_id: query.species_id,
+        breedGroups: commaList(query.breed_groups),
+        excludeBreedGroups: commaList(query.exclude_breed_groups),
+        q: query.q,
+        venomCode: query.venom_code,
+        extinct: queryBoolean(query.extinct),
+      });
+      setPaginationHeaders(reply, selected.length, query.page, query.limit);
+      const order = normaliseOrder(query.order);
+      let page: CatalogueEntry[];
+      if (order === 'RANDOM') page = drawRandom(selected, query.limit);
+      else {
+        const start = query.page * query.limit;
+        page = order === 'DESC' ? selected.slice().reverse().slice(start, start + query.limit) : selected.slice(start, start + query.limit);
+      }
+      const lang = query.lang ?? 'en';
+      reply.header('Content-Language', page.some((entry) => entry.translated.has(lang)) ? lang : 'en');
+      return sendJson(reply, `[${page.map((entry) => entry.json[lang]).join(',')}]`);
+    };
+
+    app.get(
+      '/breeds',
+      {
+        schema: {
+          tags,
+          summary: 'List breeds (large page: limit up to 1000, default 1000; extinct breeds only with extinct=true)',
+          querystring: ListBreedsQuery,
+          response: { 200: Type.Array(Breed), ...errors() },
+        },
+      },
+      async (request, reply) => list(reply, request.query),
+    );
+
+    app.get(
+      '/breeds/search',
+      {
+        schema: {
+          tags,
+          summary: 'Search breeds (paging style A, default limit 10)',
+          querystring: SearchBreedsQuery,
+          response: { 200: Type.Array(Breed), ...errors() },
+        },
+      },
+      async (request, reply) => list(reply, request.query),
+    );
+
+    app.get(
+      '/breeds/:id',
+      { schema: { tags, summary: 'One breed', params: BreedIdParams, querystring: BreedReadQuery, response: { 200: Breed, ...errors(404) } } },
+      async (request, reply) => {
+        const entry = await catalogue.get(request.params.id);
+        if (!entry) throw new DomainError('not_found', `breed '${request.params.id}' not found`);
+        const lang = request.query.lang ?? 'en';
+        reply.header('Content-Language', entry.translated.has(lang) ? lang : 'en');
+        return sendJson(reply, entry.json[lang]);
+      },
+    );
+
+    app.get(
+      '/breeds/:id/colours',
+      {
+        schema: {
+          tags,
+          summary: 'Colour and pattern variants of a breed: its own, then those valid for its whole species',
+          params: BreedIdParams,
+          response: { 200: Type.Array(Colour), ...errors(404) },
+        },
+      },
+      async (request, reply) => {
+        const entry = await catalogue.get(request.params.id);
+        if (!entry) throw new DomainError('not_found', `breed '${request.params.id}' not found`);
+        const colours = deps.readStore.collection<ColourDoc>(REFERENCE_COLLECTIONS.colours);
+        const own = await colours.find({ breed_id: entry.doc.id }, { sort: { seq: 1, _id: 1 } });
+        const species = await colours.find({ breed_id: null, species_id: entry.doc.species_id }, { sort: { name: 1, _id: 1 } });
+        const all = [...own, ...species].map(toColour);
+        setPaginationHeaders(reply, all.length, 0, Math.max(all.length, 1));
+        return all;
+      },
+    );
+  };

@@ -1,0 +1,97 @@
+# shellcheck shell=bash
+# Shared helpers for scripts/dev-servers/*.sh. Sourced, never executed.
+#
+# Conventions:
+#   * progress / diagnostics go to stderr, so that `start` and `status`
+#     print only KEY=value lines on stdout (safe for `export $(... start)`).
+#   * everything a server writes lives under $DEV_SERVERS_HOME (gitignored).
+
+DEV_SERVERS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$DEV_SERVERS_DIR/../.." && pwd)"
+DEV_SERVERS_HOME="${DEV_SERVERS_HOME:-$REPO_ROOT/.dev-servers}"
+
+log() { printf '[%s] %s\n' "${DS_NAME:-dev-servers}" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+need_cmd() {
+  local c
+  for c in "$@"; do
+    command -v "$c" >/dev/null 2>&1 || die "required command not found: $c"
+  done
+}
+
+# now_s: seconds since epoch (integer)
+now_s() { date +%s; }
+
+# port_open HOST PORT -> 0 if something accepts TCP connections there.
+port_open() {
+  local host=$1 port=$2
+  (exec 3<>"/dev/tcp/$host/$port") >/dev/null 2>&1
+}
+
+# pid_alive PIDFILE PATTERN -> prints pid and returns 0 when the pid in PIDFILE
+# is alive AND its command line contains PATTERN (guards against pid reuse).
+pid_alive() {
+  local pidfile=$1 pattern=$2 pid
+  [[ -f $pidfile ]] || return 1
+  pid="$(tr -dc '0-9' <"$pidfile")"
+  [[ -n $pid ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  if [[ -r /proc/$pid/cmdline ]]; then
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$pattern" || return 1
+  fi
+  printf '%s\n' "$pid"
+}
+
+# stop_pid PIDFILE PATTERN TIMEOUT_S -> SIGTERM, wait, then SIGKILL.
+stop_pid() {
+  local pidfile=$1 pattern=$2 timeout=${3:-30} pid deadline
+  if ! pid="$(pid_alive "$pidfile" "$pattern")"; then
+    log "not running"
+    rm -f "$pidfile"
+    return 0
+  fi
+  log "stopping pid $pid (SIGTERM, up to ${timeout}s)"
+  kill -TERM "$pid" 2>/dev/null || true
+  deadline=$(($(now_s) + timeout))
+  while kill -0 "$pid" 2>/dev/null; do
+    if (($(now_s) >= deadline)); then
+      log "pid $pid still alive after ${timeout}s, sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      sleep 1
+      break
+    fi
+    sleep 0.5
+  done
+  rm -f "$pidfile"
+  log "stopped"
+}
+
+# spawn_bg PIDFILE LOGFILE CMD... -> starts CMD detached (own session, stdin
+# from /dev/null, stdout+stderr appended to LOGFILE) and writes its pid.
+spawn_bg() {
+  local pidfile=$1 logfile=$2
+  shift 2
+  mkdir -p "$(dirname "$pidfile")" "$(dirname "$logfile")"
+  printf '\n===== %s starting: %s\n' "$(date -u +%FT%TZ)" "$*" >>"$logfile"
+  # Non-interactive bash: the background child is not a process-group leader,
+  # so setsid(1) calls setsid(2) and execs in place -> $! is the server's pid.
+  # fd 9 is the with_lock() lock: the server must not inherit (and hold) it.
+  nohup setsid "$@" >>"$logfile" 2>&1 </dev/null 9>&- &
+  printf '%s\n' "$!" >"$pidfile"
+}
+
+# with_lock NAME CMD... -> serialise install/start/stop of one server
+# (e.g. two test jobs calling `start` concurrently).
+with_lock() {
+  local name=$1
+  shift
+  mkdir -p "$DEV_SERVERS_HOME"
+  (
+    flock -w 600 9 || die "could not acquire lock $DEV_SERVERS_HOME/.$name.lock"
+    "$@"
+  ) 9>"$DEV_SERVERS_HOME/.$name.lock"
+}
+
+# file_hash FILE... -> short sha256 over the given files' contents.
+file_hash() { cat "$@" | sha256sum | cut -c1-16; }

@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** The all-in-one service as a real child process (`node --import tsx runtime/main.ts`), for crash and log tests. */
+export type ServiceProcess = {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output: () => string;
+  /** Sends the signal and resolves when the process has exited. */
+  stop: (signal: NodeJS.Signals) => Promise<void>;
+};
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+
+/** Starts the service on a free 127.0.0.1 port and resolves once /ready answers 200 (projections caught up). */
+export const startServiceProcess = async (env: Record<string, string>): Promise<ServiceProcess> => {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
+    cwd: process.cwd(),
+    env: { ...process.env, DEMO_ACCOUNT: 'false', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const service: ServiceProcess = {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    output: () => output,
+    stop: async (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited(child);
+    },
+  };
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${service.url}/ready`)).status === 200) return service;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await service.stop('SIGKILL');
+  throw new Error(`service did not become ready:\n${output}`);
+};

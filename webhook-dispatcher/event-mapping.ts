@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import type { VoteCast } from '../domain/votes/vote.ts';
+import type { FavouriteAdded } from '../domain/favourites/favourite.ts';
+import type { WebhookTopic } from '../domain/webhooks/topics.ts';
+import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
+import { topicFor } from '../infrastructure/bus/envelope.ts';
+
+/**
+ * Which domain event becomes which webhook event, in one table. A row names the domain event
+ * type, the bus topic it arrives on, the webhook event name, whose account it is, and the resource
+ * the body carries (as the API returns it). Images, pets and analyses add their rows here.
+ */
+export type WebhookEventMapping = {
+  domainEvent: string;
+  topic: string;
+  webhookEvent: WebhookTopic;
+  accountId: (event: RecordedEvent) => string | null;
+  resource: (event: RecordedEvent) => Record<string, unknown>;
+  countryCode?: (event: RecordedEvent) => string | null;
+};
+
+const dataOf = <E extends { data: object }>(event: RecordedEvent) => event.data as unknown as E['data'];
+
+export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
+  {
+    domainEvent: 'VoteCast',
+    topic: topicFor('vote'),
+    webhookEvent: 'vote.created',
+    accountId: (event) => dataOf<VoteCast>(event).account_id,
+    resource: (event) => {
+      const vote = dataOf<VoteCast>(event);
+      return {
+        id: vote.vote_id,
+        image_id: vote.image_id,
+        sub_id: vote.sub_id,
+        created_at: vote.created_at,
+        value: vote.value,
+        country_code: vote.country_code,
+        image: { id: vote.image_id, url: null },
+      };
+    },
+    countryCode: (event) => dataOf<VoteCast>(event).country_code,
+  },
+  {
+    domainEvent: 'FavouriteAdded',
+    topic: topicFor('favourite'),
+    webhookEvent: 'favourite.created',
+    accountId: (event) => dataOf<FavouriteAdded>(event).account_id,
+    resource: (event) => {
+      const favourite = dataOf<FavouriteAdded>(event);
+      return {
+        id: favourite.favourite_id,
+        image_id: favourite.image_id,
+        sub_id: favourite.sub_id,
+        created_at: favourite.created_at,
+        is_deleted: false,
+        image: { id: favourite.image_id, url: null },
+      };
+    },
+    countryCode: (event) => dataOf<FavouriteAdded>(event).country_code,
+  },
+];
+
+export const mappingFor = (domainEventType: string): WebhookEventMapping | undefined =>
+  WEBHOOK_EVENT_MAPPINGS.find((mapping) => mapping.domainEvent === domainEventType);
+
+export const mappedTopics = (): string[] => [...new Set(WEBHOOK_EVENT_MAPPINGS.map((mapping) => mapping.topic))];
+
+/**
+ * The delivery body: the resource plus `_metadata` (event type, time, country where known, and the
+ * domain event id — stable across retries and redeliveries, for receivers to de-duplicate on).
+ */
+export const webhookPayload = (mapping: WebhookEventMapping, event: RecordedEvent): Record<string, unknown> => {
+  const countryCode = mapping.countryCode?.(event) ?? null;
+  return {
+    ...mapping.resource(event),
+    _metadata: {
+      event_type: mapping.webhookEvent,
+      event_id: event.id,
+      timestamp: event.metadata.timestamp,
+      ...(countryCode ? { country_code: countryCode } : {}),
+    },
+  };
+};
+
+/** One delivery per (event, endpoint): the same event seen twice maps to the same delivery stream. */
+export const deliveryIdFor = (eventId: string, webhookId: string): string =>
+  createHash('sha256').update(`${eventId}\u0000${webhookId}`).digest('hex').slice(0, 32);
