@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, waitForHttp, type ServiceProcess } from './processes.ts';
 import { ADMIN_KEY } from './service.ts';
+import { startReceiver } from './webhook-receiver.ts';
 import { sqliteEventStore } from '../infrastructure/event-store/sqlite.ts';
 import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
 import { mongoReadStore } from '../infrastructure/read-store/mongo.ts';
@@ -31,10 +32,12 @@ describe.skipIf(!mongoUrl || !brokers)('separate processes behind the gateway (M
     KAFKA_NAMESPACE: `topology_${isolation}`,
     ADMIN_API_KEY: ADMIN_KEY,
     DEMO_ACCOUNT: 'false',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   };
   const running: ServiceProcess[] = [];
   let gateway = '';
   let projectorA: ServiceProcess;
+  let dispatcher: ServiceProcess;
 
   const start = (name: string, entry: string, extra: Record<string, string> = {}) => {
     const proc = startProcess(name, entry, { ...env, ...extra });
@@ -48,7 +51,7 @@ describe.skipIf(!mongoUrl || !brokers)('separate processes behind the gateway (M
     projectorA = start('projectors-a', 'projectors/main.ts');
     start('projectors-b', 'projectors/main.ts');
     start('processors', 'processors/main.ts');
-    start('dispatcher', 'webhook-dispatcher/main.ts');
+    dispatcher = start('dispatcher', 'webhook-dispatcher/main.ts');
     const apis = [
       start('command-api-1', 'command-api/main.ts', { PORT: String(c1) }),
       start('command-api-2', 'command-api/main.ts', { PORT: String(c2) }),
@@ -131,4 +134,26 @@ describe.skipIf(!mongoUrl || !brokers)('separate processes behind the gateway (M
       await live.close();
     }
   }, 90_000);
+
+  it('loses no webhook delivery when the dispatcher is killed mid-stream', async () => {
+    const receiver = await startReceiver(() => 200);
+    try {
+      const account = await call('POST', '/v1/admin/accounts', ADMIN_KEY, { name: 'Hooks' });
+      const key = account.body.api_key as string;
+      const hook = await call('POST', '/v1/webhooks', key, { url: receiver.url, description: 'fault test', enabled_events: ['vote.created'] });
+      expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+      const votes: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        votes.push((await call('POST', '/v1/votes', key, { image_id: `w${i}`, value: 1 })).body.id);
+        if (i === 8) await dispatcher.kill('SIGKILL');
+      }
+      dispatcher = start('dispatcher-2', 'webhook-dispatcher/main.ts');
+      const deadline = Date.now() + 60_000;
+      const delivered = () => new Set(receiver.received.map((request) => JSON.parse(request.body).id as number));
+      while (Date.now() < deadline && votes.some((id) => !delivered().has(id))) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(votes.filter((id) => !delivered().has(id))).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
 });

@@ -122,17 +122,18 @@ probe() {
 print_env() { printf 'MONGO_URL=%s\n' "$(mongo_url)"; }
 
 do_start() {
-  do_install
   local pid
   if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
     if probe 5; then
       log "already running (pid $pid)"
+      is_installed || log "note: the installed build is out of date; '$0 restart' to pick up the change"
       print_env
       return 0
     fi
     log "pid $pid is alive but not answering; restarting it"
     stop_pid "$PID_FILE" "$PID_PATTERN" 20
   fi
+  do_install
   port_open "$FERRETDB_HOST" "$FERRETDB_PORT" &&
     die "port $FERRETDB_HOST:$FERRETDB_PORT is already in use by another process (set FERRETDB_PORT)"
 

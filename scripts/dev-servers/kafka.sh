@@ -157,17 +157,18 @@ probe() { java_tool KafkaProbe "$(brokers)" "${1:-5000}" >/dev/null 2>&1; }
 print_env() { printf 'KAFKA_BROKERS=%s\n' "$(brokers)"; }
 
 do_start() {
-  do_install
   local pid
   if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
     if probe 5000; then
       log "already running (pid $pid)"
+      { lib_ok && probe_ok; } || log "note: the installed build is out of date; '$0 restart' to pick up the change"
       print_env
       return 0
     fi
     log "pid $pid is alive but not answering; restarting it"
     stop_pid "$PID_FILE" "$PID_PATTERN" 30
   fi
+  do_install
   local p
   for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
     port_open "$KAFKA_HOST" "$p" && die "port $KAFKA_HOST:$p is already in use by another process (set KAFKA_PORT / KAFKA_CONTROLLER_PORT)"
