@@ -12,7 +12,7 @@ const app = await createHttpApp({
   title: 'Animal data API — commands',
   ...httpLimitsOf(config),
   logLevel: config.logLevel,
-  auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey },
+  auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey, writePositions: adapters.writePositions },
   readiness: async () => ({ ready: (await adapters.eventStore.headPosition()) >= 0n }),
 });
 await app.register(

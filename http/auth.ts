@@ -5,6 +5,7 @@ import { Collections, type AccountDoc, type ApiKeyDoc } from '../contracts/read-
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import { secretsEqual, sha256 } from '../infrastructure/ids.ts';
+import type { WritePositions } from '../infrastructure/consistency/write-positions.ts';
 
 export type AuthenticatedAccount = {
   id: string;
@@ -38,7 +39,12 @@ export type AuthDependencies = {
   readStore: ReadStore;
   eventStore: EventStore;
   adminApiKey: string | undefined;
-  /** How long an unknown key waits for the accounts projection to catch up (read-your-writes). */
+  /**
+   * Last write position per account: a request waits until the accounts projection has passed
+   * it, so a deactivation, a feature change or a capability switch holds from the next request on.
+   */
+  writePositions?: WritePositions;
+  /** How long an unknown key, or an account with a fresh write, waits for the accounts projection. */
   catchUpMs?: number;
 };
 
@@ -89,6 +95,8 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
 
     const apiKey = await findKey(sha256(key));
     if (!apiKey || apiKey.revoked) throw new DomainError('invalid_api_key', 'invalid api key');
+    const lastWrite = await deps.writePositions?.lastWrite(apiKey.account_id);
+    if (lastWrite !== undefined && lastWrite !== null) await deps.readStore.waitForCheckpoints(['accounts'], lastWrite, catchUpMs);
     const account = await deps.readStore.collection<AccountDoc & { _id: string }>(Collections.accounts).get(apiKey.account_id);
     if (!account) throw new DomainError('invalid_api_key', 'invalid api key');
     if (!account.active) throw new DomainError('account_inactive', 'this api key belongs to an inactive account');

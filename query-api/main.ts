@@ -13,7 +13,7 @@ const app = await createHttpApp({
   title: 'Animal data API — queries',
   ...httpLimitsOf(config),
   logLevel: config.logLevel,
-  auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey },
+  auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey, writePositions: adapters.writePositions },
   readiness: async () => ({
     ready: await adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, await adapters.eventStore.headPosition(), 0),
   }),

@@ -61,7 +61,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
     logLevel: config.logLevel,
     logger: options.logger,
     ...httpLimitsOf(config),
-    auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey },
+    auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey, writePositions: adapters.writePositions },
     readiness: async () => {
       const head = await adapters.eventStore.headPosition();
       const ready = await adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, head, 0);

@@ -33,6 +33,7 @@ const productionAdapterEnv = (dataDir: string): NodeJS.ProcessEnv => {
     KAFKA_BROKERS: process.env.KAFKA_BROKERS,
     KAFKA_NAMESPACE: process.env.KAFKA_BROKERS ? `e2e_${isolation}` : undefined,
     EVENTSTORE_URL: process.env.EVENTSTORE_URL,
+    REFERENCE_DATA_IMPORT: process.env.REFERENCE_DATA_IMPORT,
   };
 };
 
