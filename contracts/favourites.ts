@@ -48,3 +48,18 @@ export type ListFavouritesQuery = Static<typeof ListFavouritesQuery>;
 export const AttachImageQuery = Type.Object({ attach_image: Type.Optional(QueryBoolean('embed the full image record', false)) });
 
 export { ImageRef };
+
+/** The Favourite resource as the API shows it (image url unknown until the image is known here). */
+export const favouriteResource = (favourite: {
+  favourite_id: number;
+  image_id: string;
+  sub_id: string | null;
+  created_at: string;
+}, options: { deleted?: boolean; imageUrl?: string | null } = {}): Favourite => ({
+  id: favourite.favourite_id,
+  image_id: favourite.image_id,
+  sub_id: favourite.sub_id,
+  created_at: favourite.created_at,
+  is_deleted: options.deleted ?? false,
+  image: { id: favourite.image_id, url: options.imageUrl ?? null },
+});

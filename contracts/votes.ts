@@ -41,3 +41,21 @@ export const ListVotesQuery = Type.Object({
   lang: Type.Optional(Type.String({ maxLength: 10 })),
 });
 export type ListVotesQuery = Static<typeof ListVotesQuery>;
+
+/** The Vote resource as the API shows it, from the event that recorded it (image url unknown yet). */
+export const voteFromCast = (vote: {
+  vote_id: number;
+  image_id: string;
+  sub_id: string | null;
+  created_at: string;
+  value: number;
+  country_code: string | null;
+}, imageUrl: string | null = null): Vote => ({
+  id: vote.vote_id,
+  image_id: vote.image_id,
+  sub_id: vote.sub_id,
+  created_at: vote.created_at,
+  value: vote.value,
+  country_code: vote.country_code,
+  image: { id: vote.image_id, url: imageUrl },
+});

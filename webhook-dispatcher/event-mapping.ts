@@ -4,6 +4,8 @@ import type { FavouriteAdded } from '../domain/favourites/favourite.ts';
 import type { WebhookTopic } from '../domain/webhooks/topics.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
 import { topicFor } from '../infrastructure/bus/envelope.ts';
+import { voteFromCast } from '../contracts/votes.ts';
+import { favouriteResource } from '../contracts/favourites.ts';
 
 /**
  * Which domain event becomes which webhook event, in one table. A row names the domain event
@@ -27,18 +29,7 @@ export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
     topic: topicFor('vote'),
     webhookEvent: 'vote.created',
     accountId: (event) => dataOf<VoteCast>(event).account_id,
-    resource: (event) => {
-      const vote = dataOf<VoteCast>(event);
-      return {
-        id: vote.vote_id,
-        image_id: vote.image_id,
-        sub_id: vote.sub_id,
-        created_at: vote.created_at,
-        value: vote.value,
-        country_code: vote.country_code,
-        image: { id: vote.image_id, url: null },
-      };
-    },
+    resource: (event) => voteFromCast(dataOf<VoteCast>(event)),
     countryCode: (event) => dataOf<VoteCast>(event).country_code,
   },
   {
@@ -46,17 +37,7 @@ export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
     topic: topicFor('favourite'),
     webhookEvent: 'favourite.created',
     accountId: (event) => dataOf<FavouriteAdded>(event).account_id,
-    resource: (event) => {
-      const favourite = dataOf<FavouriteAdded>(event);
-      return {
-        id: favourite.favourite_id,
-        image_id: favourite.image_id,
-        sub_id: favourite.sub_id,
-        created_at: favourite.created_at,
-        is_deleted: false,
-        image: { id: favourite.image_id, url: null },
-      };
-    },
+    resource: (event) => favouriteResource(dataOf<FavouriteAdded>(event)),
     countryCode: (event) => dataOf<FavouriteAdded>(event).country_code,
   },
 ];

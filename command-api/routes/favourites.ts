@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CreatedFavourite, CreateFavouriteBody } from '../../contracts/favourites.ts';
+import { CreatedFavourite, CreateFavouriteBody, favouriteResource } from '../../contracts/favourites.ts';
 import { errors, NumericIdParams, Success } from '../../contracts/common.ts';
 import { accountOf } from '../../http/auth.ts';
 import { BodyLimits } from '../../http/limits.ts';
@@ -39,15 +39,7 @@ export const favouriteCommandRoutes =
           contextOf(request),
         );
         await recordWrite(deps, account.id, position);
-        return reply.code(201).send({
-          message: 'SUCCESS' as const,
-          id: favourite.favourite_id,
-          image_id: favourite.image_id,
-          sub_id: favourite.sub_id,
-          created_at: favourite.created_at,
-          is_deleted: false,
-          image: { id: favourite.image_id, url: null },
-        });
+        return reply.code(201).send({ message: 'SUCCESS' as const, ...favouriteResource(favourite) });
       },
     );
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CreatedVote, CreateVoteBody } from '../../contracts/votes.ts';
+import { CreatedVote, CreateVoteBody, voteFromCast } from '../../contracts/votes.ts';
 import { errors, NumericIdParams, Success } from '../../contracts/common.ts';
 import { voteDecider } from '../../domain/votes/decide.ts';
 import { voteStream, type VoteCast } from '../../domain/votes/vote.ts';
@@ -56,17 +56,7 @@ export const voteCommandRoutes =
           ),
         );
         await recordWrite(deps, account.id, result.position);
-        const vote = (result.events[0] as VoteCast).data;
-        return reply.code(201).send({
-          message: 'SUCCESS' as const,
-          id: vote.vote_id,
-          image_id: vote.image_id,
-          sub_id: vote.sub_id,
-          created_at: vote.created_at,
-          value: vote.value,
-          country_code: vote.country_code,
-          image: { id: vote.image_id, url: null },
-        });
+        return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data) });
       },
     );
 

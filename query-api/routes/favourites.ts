@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AttachImageQuery, Favourite, ListFavouritesQuery } from '../../contracts/favourites.ts';
+import { AttachImageQuery, Favourite, favouriteResource, ListFavouritesQuery } from '../../contracts/favourites.ts';
 import { errors, NumericIdParams, queryBoolean } from '../../contracts/common.ts';
 import { Collections, type FavouriteDoc } from '../../contracts/read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -14,14 +14,8 @@ import type { QueryApiDeps } from '../deps.ts';
  * A favourite always carries image {id, url}. attach_image=true asks for the full image record;
  * until the image is known to the service that is the same {id, url: null}.
  */
-export const toFavourite = (doc: FavouriteDoc, _attachImage: boolean) => ({
-  id: doc.id,
-  image_id: doc.image_id,
-  sub_id: doc.sub_id,
-  created_at: doc.created_at,
-  is_deleted: doc.deleted,
-  image: { id: doc.image_id, url: doc.image_url },
-});
+export const toFavourite = (doc: FavouriteDoc, _attachImage: boolean) =>
+  favouriteResource({ ...doc, favourite_id: doc.id }, { deleted: doc.deleted, imageUrl: doc.image_url });
 
 export const favouriteQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ListVotesQuery, Vote } from '../../contracts/votes.ts';
+import { ListVotesQuery, Vote, voteFromCast } from '../../contracts/votes.ts';
 import { errors, NumericIdParams } from '../../contracts/common.ts';
 import { Collections, type VoteDoc } from '../../contracts/read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -10,15 +10,7 @@ import { pageStyleA } from '../../http/paging.ts';
 import { imageFilters } from '../filters.ts';
 import type { QueryApiDeps } from '../deps.ts';
 
-export const toVote = (doc: VoteDoc) => ({
-  id: doc.id,
-  image_id: doc.image_id,
-  sub_id: doc.sub_id,
-  created_at: doc.created_at,
-  value: doc.value,
-  country_code: doc.country_code,
-  image: { id: doc.image_id, url: doc.image_url },
-});
+export const toVote = (doc: VoteDoc) => voteFromCast({ ...doc, vote_id: doc.id }, doc.image_url);
 
 export const voteQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
