@@ -38,6 +38,8 @@ export const ErrorCodes = {
   analysis_unavailable: 503,
   not_ready: 503,
   request_timeout: 408,
+  malformed_request: 400,
+  headers_too_large: 431,
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;
@@ -54,6 +56,7 @@ export const StatusNames: Record<number, string> = {
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };

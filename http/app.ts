@@ -18,8 +18,9 @@ import { validatorCompiler } from './validation.ts';
 import { logRedactPaths } from '../infrastructure/logger.ts';
 import { recordRouteTable } from './route-table.ts';
 import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitSettings } from './rate-limit.ts';
-import { BodyLimits, documentBodyErrors, registerMultipart } from './limits.ts';
+import { BodyLimits, documentHttpErrors, registerMultipart } from './limits.ts';
 import { requestLogSerializer } from './request-log.ts';
+import { clientErrorHandler } from './client-errors.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -77,11 +78,12 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
       headersTimeout: Math.min(options.headersTimeoutMs ?? 20_000, options.requestTimeoutMs ?? 300_000),
       connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor((options.headersTimeoutMs ?? 20_000) / 4))),
     },
+    clientErrorHandler,
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   recordRouteTable(app);
-  documentBodyErrors(app);
+  documentHttpErrors(app);
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorEnvelope);
   app.addHook('onSend', async (request, reply) => {

@@ -60,15 +60,16 @@ export const registerMultipart = async (app: FastifyInstance): Promise<void> => 
 };
 
 /**
- * Every operation that takes a body can answer 413 (over its body limit) and 415 (not JSON, or
- * multipart where JSON is expected): document both on every such route, so the OpenAPI document
- * (and a fuzzer reading it) knows them.
+ * Errors the HTTP layer answers whatever the operation, documented on every route so the OpenAPI
+ * document (and a fuzzer reading it) knows them: 431 (headers, URL included, over 16 KiB) on all;
+ * 413 (over the body limit) and 415 (not JSON, or multipart where JSON is expected) on every
+ * operation that takes a body.
  */
-export const documentBodyErrors = (app: FastifyInstance): void => {
+export const documentHttpErrors = (app: FastifyInstance): void => {
   app.addHook('onRoute', (route) => {
     const schema = route.schema as { body?: unknown; response?: Record<string, unknown> } | undefined;
-    if (!schema?.body || !schema.response) return;
-    for (const status of ['413', '415']) {
+    if (!schema?.response) return;
+    for (const status of schema.body ? ['413', '415', '431'] : ['431']) {
       if (!(status in schema.response) && !(Number(status) in schema.response)) schema.response[status] = { $ref: 'ErrorEnvelope' };
     }
   });

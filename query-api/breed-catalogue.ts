@@ -7,8 +7,8 @@ export type CatalogueEntry = {
   doc: BreedDoc;
   /** The Breed resource in every language (name and description translated, English otherwise). */
   resources: Record<Language, Breed>;
-  /** The same, serialised once: lists are answered by joining these. */
-  json: Record<Language, string>;
+  /** The same, serialised once (UTF-8 JSON): answers are these bytes, lists these joined by commas. */
+  json: Record<Language, Buffer>;
   /** Languages the breed has a translation in (English always). */
   translated: ReadonlySet<Language>;
 };
@@ -24,13 +24,13 @@ export type BreedSelection = {
 
 const toEntry = (doc: BreedDoc): CatalogueEntry => {
   const resources = {} as Record<Language, Breed>;
-  const json = {} as Record<Language, string>;
+  const json = {} as Record<Language, Buffer>;
   const translated = new Set<Language>(['en']);
   for (const lang of LANGUAGES) {
     const translation = lang === 'en' ? undefined : doc.translations[lang];
     if (translation) translated.add(lang);
     resources[lang] = translation ? { ...doc.resource, name: translation.name, description: translation.description } : doc.resource;
-    json[lang] = JSON.stringify(resources[lang]);
+    json[lang] = Buffer.from(JSON.stringify(resources[lang]));
   }
   return { doc, resources, json, translated };
 };

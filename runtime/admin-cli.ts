@@ -9,11 +9,13 @@ import { isDomainError } from '../domain/errors.ts';
  *   npm run admin -- accounts create --name X [--email a@b.c] [--features votes,favourites] [--json]
  *   npm run admin -- accounts deactivate <account id>
  *   npm run admin -- accounts features <account id> <feature,feature,...>
+ *   npm run admin -- accounts plan <account id> <plan>   (RATE_LIMIT_PLANS names the limits)
  */
 const usage = `usage:
   npm run admin -- accounts create --name X [--email a@b.c] [--features f1,f2] [--json]
   npm run admin -- accounts deactivate <account id>
-  npm run admin -- accounts features <account id> <f1,f2,...>`;
+  npm run admin -- accounts features <account id> <f1,f2,...>
+  npm run admin -- accounts plan <account id> <plan>`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -23,7 +25,7 @@ const [group, action, ...rest] = positionals;
 const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean));
 const context = { accountId: null, requestId: null, actor: 'admin:cli' };
 
-if (group !== 'accounts' || !['create', 'deactivate', 'features'].includes(action ?? '')) {
+if (group !== 'accounts' || !['create', 'deactivate', 'features', 'plan'].includes(action ?? '')) {
   console.error(usage);
   process.exit(2);
 }
@@ -31,7 +33,10 @@ if (action === 'create' && !values.name) {
   console.error('--name is required\n' + usage);
   process.exit(2);
 }
-if ((action === 'deactivate' && rest.length !== 1) || (action === 'features' && rest.length !== 2)) {
+if (
+  (action === 'deactivate' && rest.length !== 1) || (action === 'features' && rest.length !== 2) ||
+  (action === 'plan' && (rest.length !== 2 || !/^[a-z0-9_-]{1,40}$/.test(rest[1] ?? '')))
+) {
   console.error(usage);
   process.exit(2);
 }
@@ -46,6 +51,9 @@ try {
   } else if (action === 'deactivate') {
     const result = await changeAccount(adapters.eventStore, rest[0], { type: 'DeactivateAccount', now: new Date().toISOString() }, context);
     console.log(result.events.length > 0 ? `account ${rest[0]} deactivated` : `account ${rest[0]} was already inactive`);
+  } else if (action === 'plan') {
+    const result = await changeAccount(adapters.eventStore, rest[0], { type: 'SetPlan', plan: rest[1], now: new Date().toISOString() }, context);
+    console.log(result.events.length > 0 ? `account ${rest[0]} is on plan ${rest[1]}` : `account ${rest[0]} was already on plan ${rest[1]}`);
   } else {
     const result = await changeAccount(adapters.eventStore, rest[0], { type: 'SetFeatures', features: list(rest[1]) ?? [], now: new Date().toISOString() }, context);
     console.log(`account ${rest[0]}: ${result.events.map((event) => `${event.type} ${JSON.stringify(event.data)}`).join('; ') || 'no change'}`);

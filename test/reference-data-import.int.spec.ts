@@ -8,10 +8,12 @@ import type { EventStore, RecordedEvent } from '../infrastructure/event-store/po
 import { importReferenceData } from '../command-api/handlers/reference-data.ts';
 import { REFERENCE_DATA_DIR } from '../reference-data/dataset.ts';
 import { REFERENCE_IMPORT_STREAM } from '../domain/reference-data/import.ts';
+import { breedsProjection } from '../projectors/breeds.ts';
 import { factsProjection } from '../projectors/facts.ts';
 import { healthTipsProjection } from '../projectors/health-tips.ts';
 import { projectToHead } from '../projectors/runner.ts';
-import { REFERENCE_COLLECTIONS, type FactDoc, type HealthTipDoc } from '../contracts/reference-read-models.ts';
+import { REFERENCE_COLLECTIONS, type CareTipDoc, type ColourDoc, type FactDoc, type HealthTipDoc } from '../contracts/reference-read-models.ts';
+import type { Breed } from '../reference-data/schemas.ts';
 
 /**
  * The import through commands on a real (SQLite) event store, from a copy of the data files that
@@ -70,6 +72,30 @@ describe('reference data import', () => {
     const [abys] = await store.readStream('breed-abys');
     expect(abys.data).toMatchObject({ id: 'abys', record: { id: 'abys', name: 'Abyssinian' } });
     expect(abys.metadata.actor).toBe('system:reference-data-import');
+  });
+
+  it('projects breeds with their colour variants and seeded breed-standard care tips', async () => {
+    const breeds = ['breeds/cats.json', 'breeds/dogs-1.json', 'breeds/dogs-2.json', 'breeds/horses.json'].flatMap((name) => readJson(name) as Breed[]);
+    const readStore = embeddedReadStore();
+    await projectToHead(store, readStore, breedsProjection);
+    const careTips = readStore.collection<CareTipDoc>(REFERENCE_COLLECTIONS.careTips);
+    expect(await careTips.count()).toBe(breeds.reduce((sum, breed) => sum + breed.care_tips.length, 0));
+    const breed = breeds[0];
+    expect(await careTips.find({ breed_id: breed.id }, { sort: { seq: 1 } })).toEqual(
+      breed.care_tips.map((tip, index) => ({
+        _id: `care-${breed.id}-${index + 1}`,
+        id: `care-${breed.id}-${index + 1}`,
+        breed_id: breed.id,
+        species_id: breed.species_id,
+        ...tip,
+        tip_type: 'breed_standard',
+        sources: [],
+        seq: index,
+      })),
+    );
+    const colours = readStore.collection<ColourDoc>(REFERENCE_COLLECTIONS.colours);
+    expect(await colours.count()).toBe(breeds.reduce((sum, item) => sum + item.colours.length, 0) + expectedRecords.colour);
+    await readStore.close();
   });
 
   it('appends nothing when run again, whether or not the dataset hash short-cuts it', async () => {

@@ -82,12 +82,18 @@ describe('body limits', () => {
     expectEnvelope(response, 415, 'unsupported_media_type');
   });
 
-  it('documents 413 and 415 on every operation that takes a body', async () => {
+  it('answers 431 headers_too_large (the envelope) to a URL over 16 KiB', async () => {
+    const { api_key } = await service.createAccount({ name: 'long url' });
+    const response = await service.request('GET', `/v1/votes?sub_id=${'x'.repeat(20_000)}`, { key: api_key });
+    expectEnvelope(response, 431, 'headers_too_large');
+  });
+
+  it('documents 413 and 415 on every operation that takes a body, 431 on all', async () => {
     const document = (await service.request('GET', '/v1/openapi.json')).body;
     for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       for (const [method, operation] of Object.entries(methods)) {
-        if (!operation.requestBody) continue;
-        expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['413', '415']));
+        const expected = operation.requestBody ? ['413', '415', '431'] : ['431'];
+        expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(expected));
       }
     }
   });
@@ -184,7 +190,8 @@ describe('slow clients', () => {
   it('closes a connection whose headers never finish (slow-loris)', async () => {
     const result = await slowClient('GET /v1/test-slow HTTP/1.1\r\nHost: localhost\r\n', 'X-Slow: aaaaaaaa\r\n');
     expect(result.closedAfterMs).toBeLessThan(5000);
-    expect(result.received).not.toContain('200 OK');
+    expect(result.received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(result.received).toContain('"code":"request_timeout"');
   });
 
   it('closes a connection whose body never finishes', async () => {
@@ -193,6 +200,11 @@ describe('slow clients', () => {
       'a',
     );
     expect(result.closedAfterMs).toBeLessThan(6000);
-    expect(result.received).not.toContain('200 OK');
+    expect(result.received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(result.received.slice(result.received.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      statusCode: 408,
+      error: 'Request Timeout',
+      code: 'request_timeout',
+    });
   });
 });

@@ -10,13 +10,13 @@
 # status_code_conformance, and error_envelope (scripts/fuzz/hooks.py: every error is the envelope).
 # The service's own request log is the independent count of requests and of 5xx answers.
 #
-# Environment: FUZZ_MAX_EXAMPLES (test cases per operation and phase, default 150: > 10,000
+# Environment: FUZZ_MAX_EXAMPLES (test cases per operation and phase, default 200: > 10,000
 # requests), FUZZ_WORKERS (default 1: Hypothesis is not thread-safe here and errors with more), FUZZ_SEED (reproduce a run). Needs python3.11 (or python3)
 # with PyPI reachable the first time: Schemathesis is installed into .dev-servers/venv.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-MAX_EXAMPLES="${FUZZ_MAX_EXAMPLES:-150}"
+MAX_EXAMPLES="${FUZZ_MAX_EXAMPLES:-200}"
 WORKERS="${FUZZ_WORKERS:-1}"
 SCHEMATHESIS_VERSION="4.32.5"
 VENV=.dev-servers/venv
@@ -38,7 +38,7 @@ SERVICE_LOG="$OUT/fuzz-service.log"
 rm -f "$OUT"/fuzz-* "$OUT/fuzz.txt"
 
 PORT="$PORT" HOST=127.0.0.1 DATA_DIR="$WORK/data" ADMIN_API_KEY="$ADMIN_KEY" DEMO_ACCOUNT=false LOG_LEVEL=info \
-  RATE_LIMIT_PER_MINUTE=10000000 WEBHOOK_ALLOW_PRIVATE_TARGETS=true \
+  RATE_LIMIT_PER_MINUTE=10000000 \
   node --import tsx runtime/main.ts >"$SERVICE_LOG" 2>&1 &
 SERVICE_PID=$!
 cleanup() {
@@ -53,6 +53,7 @@ for _ in $(seq 1 150); do
   if ! kill -0 "$SERVICE_PID" 2>/dev/null; then cat "$SERVICE_LOG"; echo "service did not start" >&2; exit 1; fi
   sleep 0.2
 done
+node -e "fetch('$BASE/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" || { cat "$SERVICE_LOG"; echo "service did not start" >&2; exit 1; }
 
 ACCOUNT_KEY="$(node -e "
 fetch('$BASE/v1/admin/accounts', { method: 'POST', headers: { 'x-api-key': '$ADMIN_KEY', 'content-type': 'application/json' },
