@@ -7,10 +7,15 @@ const applyBatch = async (projection: Projection, store: ReadStore, events: Para
   for (const event of events) await projection.apply(event, store);
 };
 
+const handles = (projection: Projection, streamName: string): boolean =>
+  projection.streamPrefixes.some((prefix) => streamName.startsWith(prefix));
+
 /**
- * Runs each projection on its own subscription from its own checkpoint. After each batch the
- * checkpoint is stored — after the writes, so a crash in between only replays writes the
- * position guards ignore.
+ * Runs the projections on one shared subscription (one read of the log for all of them), each
+ * with its own checkpoint: the subscription starts at the lowest checkpoint and a projection skips
+ * what it has already seen. After each batch a projection's checkpoint is stored — after its
+ * writes, so a crash in between only replays writes the position guards ignore. A projection that
+ * fails makes the batch retry; the ones that succeeded skip it then by their checkpoint.
  */
 export const startProjections = async (
   eventStore: EventStore,
@@ -18,28 +23,38 @@ export const startProjections = async (
   list: readonly Projection[],
   logger: Logger,
 ): Promise<{ stop: () => Promise<void> }> => {
-  const subscriptions: Subscription[] = [];
+  const checkpoints = new Map<string, bigint>();
   for (const projection of list) {
     await projection.setup?.(readStore);
     const after = (await readStore.getCheckpoint(projection.name)) ?? 0n;
-    subscriptions.push(
-      eventStore.subscribe({
-        after,
-        filter: { streamPrefixes: projection.streamPrefixes },
-        onEvents: async (events, lastPosition) => {
-          await applyBatch(projection, readStore, events);
-          await readStore.setCheckpoint(projection.name, lastPosition);
-        },
-        onError: (error) => logger.error({ err: error, projection: projection.name }, 'projection failed; retrying the batch'),
-      }),
-    );
+    checkpoints.set(projection.name, after);
     logger.info({ projection: projection.name, from: after.toString() }, 'projection started');
   }
-  return {
-    stop: async () => {
-      await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+  if (list.length === 0) return { stop: async () => undefined };
+  const from = [...checkpoints.values()].reduce((lowest, position) => (position < lowest ? position : lowest));
+  const subscription: Subscription = eventStore.subscribe({
+    after: from,
+    filter: { streamPrefixes: [...new Set(list.flatMap((projection) => projection.streamPrefixes))] },
+    onEvents: async (events, lastPosition) => {
+      for (const projection of list) {
+        const checkpoint = checkpoints.get(projection.name) ?? 0n;
+        if (lastPosition <= checkpoint) continue;
+        try {
+          await applyBatch(
+            projection,
+            readStore,
+            events.filter((event) => event.position > checkpoint && handles(projection, event.streamName)),
+          );
+        } catch (error) {
+          logger.error({ err: error, projection: projection.name }, 'projection failed; retrying the batch');
+          throw error;
+        }
+        await readStore.setCheckpoint(projection.name, lastPosition);
+        checkpoints.set(projection.name, lastPosition);
+      }
     },
-  };
+  });
+  return { stop: () => subscription.stop() };
 };
 
 /**
@@ -61,7 +76,7 @@ export const projectToHead = async (
     await applyBatch(
       projection,
       readStore,
-      batch.filter((event) => projection.streamPrefixes.some((prefix) => event.streamName.startsWith(prefix))),
+      batch.filter((event) => handles(projection, event.streamName)),
     );
     position = batch[batch.length - 1].position;
     await readStore.setCheckpoint(projection.name, position);
