@@ -36,6 +36,8 @@ export const startProjections = async (
     after: from,
     filter: { streamPrefixes: [...new Set(list.flatMap((projection) => projection.streamPrefixes))] },
     onEvents: async (events, lastPosition) => {
+      const applied: Projection[] = [];
+      let failure: unknown;
       for (const projection of list) {
         const checkpoint = checkpoints.get(projection.name) ?? 0n;
         if (lastPosition <= checkpoint) continue;
@@ -45,13 +47,17 @@ export const startProjections = async (
             readStore,
             events.filter((event) => event.position > checkpoint && handles(projection, event.streamName)),
           );
+          applied.push(projection);
         } catch (error) {
           logger.error({ err: error, projection: projection.name }, 'projection failed; retrying the batch');
-          throw error;
+          failure = error;
+          break;
         }
-        await readStore.setCheckpoint(projection.name, lastPosition);
-        checkpoints.set(projection.name, lastPosition);
       }
+      // Checkpoints after the writes, stored together (the embedded store flushes them at once).
+      await Promise.all(applied.map((projection) => readStore.setCheckpoint(projection.name, lastPosition)));
+      for (const projection of applied) checkpoints.set(projection.name, lastPosition);
+      if (failure !== undefined) throw failure;
     },
   });
   return { stop: () => subscription.stop() };

@@ -19,7 +19,7 @@ const app = await createHttpApp({
   }),
 });
 await app.register(
-  queryApi({ readStore: adapters.readStore, writePositions: adapters.writePositions, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs }),
+  queryApi({ readStore: adapters.readStore, eventStore: adapters.eventStore, writePositions: adapters.writePositions, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs }),
   { prefix: '/v1' },
 );
 await app.listen({ port: config.port, host: config.host });

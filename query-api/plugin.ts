@@ -3,6 +3,7 @@ import { READ_MODEL_PROJECTIONS } from '../contracts/read-models.ts';
 import { registerReadYourWrites } from '../http/consistency.ts';
 import type { WritePositions } from '../infrastructure/consistency/write-positions.ts';
 import type { QueryApiDeps } from './deps.ts';
+import type { EventStore } from '../infrastructure/event-store/port.ts';
 import { voteQueryRoutes } from './routes/votes.ts';
 import { favouriteQueryRoutes } from './routes/favourites.ts';
 import { accountQueryRoutes } from './routes/accounts.ts';
@@ -13,25 +14,36 @@ import { breedQueryRoutes } from './routes/breeds.ts';
 import { categoryQueryRoutes } from './routes/categories.ts';
 import { legislationQueryRoutes } from './routes/legislation.ts';
 
-export type QueryApiOptions = QueryApiDeps & { writePositions: WritePositions; readYourWritesTimeoutMs: number };
+export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
+  eventStore: Pick<EventStore, 'headPosition'>;
+  writePositions: WritePositions;
+  readYourWritesTimeoutMs: number;
+};
 
 /** Every read operation of the API (register under /v1); answers from read models only. */
 export const queryApi =
   (options: QueryApiOptions): FastifyPluginAsync =>
   async (app) => {
+    const deps: QueryApiDeps = {
+      readStore: options.readStore,
+      catchUp: async () => {
+        const head = await options.eventStore.headPosition();
+        await options.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, head, options.readYourWritesTimeoutMs);
+      },
+    };
     registerReadYourWrites(app, {
       readStore: options.readStore,
       writePositions: options.writePositions,
       projections: READ_MODEL_PROJECTIONS,
       timeoutMs: options.readYourWritesTimeoutMs,
     });
-    await app.register(voteQueryRoutes(options));
-    await app.register(favouriteQueryRoutes(options));
-    await app.register(accountQueryRoutes(options));
-    await app.register(webhookQueryRoutes(options));
-    await app.register(factQueryRoutes(options));
-    await app.register(healthTipQueryRoutes(options));
-    await app.register(breedQueryRoutes(options));
-    await app.register(categoryQueryRoutes(options));
-    await app.register(legislationQueryRoutes(options));
+    await app.register(voteQueryRoutes(deps));
+    await app.register(favouriteQueryRoutes(deps));
+    await app.register(accountQueryRoutes(deps));
+    await app.register(webhookQueryRoutes(deps));
+    await app.register(factQueryRoutes(deps));
+    await app.register(healthTipQueryRoutes(deps));
+    await app.register(breedQueryRoutes(deps));
+    await app.register(categoryQueryRoutes(deps));
+    await app.register(legislationQueryRoutes(deps));
   };

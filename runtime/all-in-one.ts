@@ -79,6 +79,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
   await app.register(
     queryApi({
       readStore: adapters.readStore,
+      eventStore: adapters.eventStore,
       writePositions: adapters.writePositions,
       readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     }),

@@ -8,7 +8,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { pageStyleA } from '../../http/paging.ts';
 import { imageFilters } from '../filters.ts';
-import type { QueryApiDeps } from '../deps.ts';
+import { findFresh, type QueryApiDeps } from '../deps.ts';
 
 /**
  * A favourite always carries image {id, url}. attach_image=true asks for the full image record;
@@ -67,7 +67,7 @@ export const favouriteQueryRoutes =
       },
       async (request) => {
         const account = accountOf(request);
-        const doc = await favourites().get(String(request.params.id));
+        const doc = await findFresh(deps, () => favourites().get(String(request.params.id)));
         if (!doc) throw new DomainError('not_found', 'favourite not found');
         if (doc.account_id !== account.id) throw new DomainError('forbidden', 'this favourite belongs to another account');
         if (doc.deleted) throw new DomainError('not_found', 'favourite not found (deleted)');

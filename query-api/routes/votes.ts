@@ -8,7 +8,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { pageStyleA } from '../../http/paging.ts';
 import { imageFilters } from '../filters.ts';
-import type { QueryApiDeps } from '../deps.ts';
+import { findFresh, type QueryApiDeps } from '../deps.ts';
 
 export const toVote = (doc: VoteDoc) => voteFromCast({ ...doc, vote_id: doc.id }, doc.image_url);
 
@@ -51,7 +51,7 @@ export const voteQueryRoutes =
       },
       async (request) => {
         const account = accountOf(request);
-        const doc = await votes().get(String(request.params.id));
+        const doc = await findFresh(deps, () => votes().get(String(request.params.id)));
         if (!doc) throw new DomainError('not_found', 'vote not found');
         if (doc.account_id !== account.id) throw new DomainError('forbidden', 'this vote belongs to another account');
         return toVote(doc);

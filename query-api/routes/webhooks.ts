@@ -8,7 +8,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { WEBHOOK_TOPICS } from '../../domain/webhooks/topics.ts';
 import { accountOf } from '../../http/auth.ts';
 import { pageStyleA } from '../../http/paging.ts';
-import type { QueryApiDeps } from '../deps.ts';
+import { findFresh, type QueryApiDeps } from '../deps.ts';
 
 export const toWebhookEndpoint = (doc: WebhookDoc) => ({
   id: doc.id,
@@ -46,7 +46,7 @@ export const webhookQueryRoutes =
     const deliveries = () => deps.readStore.collection<WebhookDeliveryDoc>(Collections.webhookDeliveries);
 
     const ownWebhook = async (id: string, accountId: string): Promise<WebhookDoc> => {
-      const doc = await webhooks().get(id);
+      const doc = await findFresh(deps, () => webhooks().get(id));
       if (!doc) throw new DomainError('not_found', 'webhook endpoint not found');
       if (doc.account_id !== accountId) throw new DomainError('forbidden', 'this webhook endpoint belongs to another account');
       return doc;
