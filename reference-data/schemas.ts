@@ -1,4 +1,5 @@
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { CAT_FLAG_FIELDS, CAT_RATING_FIELDS } from '../contracts/breeds.ts';
 import {
   APPROACHES,
   BAN_TYPES,
@@ -85,23 +86,9 @@ const commonBreedFields = {
   translations: translations(Type.Object({ name: NonEmpty, description: NonEmpty }, strict), true),
 };
 
-export const CAT_RATINGS = [
-  'adaptability',
-  'affection_level',
-  'child_friendly',
-  'cat_friendly',
-  'dog_friendly',
-  'energy_level',
-  'grooming',
-  'health_issues',
-  'intelligence',
-  'shedding_level',
-  'social_needs',
-  'stranger_friendly',
-  'vocalisation',
-] as const;
-export const CAT_FLAGS = ['indoor', 'lap', 'experimental', 'hairless', 'natural', 'rex', 'suppressed_tail', 'short_legs', 'hypoallergenic'] as const;
-export const CAT_URLS = ['assoc_url', 'portal_url', 'clinic_url'] as const;
+/** The cat ratings and flags are the API's own lists; `rare` is a common field of every breed file. */
+export const CAT_RATINGS = CAT_RATING_FIELDS;
+export const CAT_FLAGS = CAT_FLAG_FIELDS.filter((name): name is Exclude<(typeof CAT_FLAG_FIELDS)[number], 'rare'> => name !== 'rare');
 
 export const CAT_BREED_GROUPS = [
   'Category I: Persian and Exotic',

@@ -80,7 +80,8 @@ export const startService = async (mode: AdapterMode, runId: string): Promise<Ru
   });
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitReady(url, child, 120_000);
+    // The first start on MongoDB projects the whole reference data set: give it time.
+    await waitReady(url, child, Number(process.env.BENCH_READY_TIMEOUT_S ?? 600) * 1000);
   } catch (error) {
     await child.stop();
     rmSync(dataDir, { recursive: true, force: true });
