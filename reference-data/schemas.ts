@@ -135,16 +135,6 @@ export const DOG_SCORES = [
   ['barking_score', 'barking_characteristics'],
 ] as const;
 export const DOG_RATINGS = ['child_friendly', 'dog_friendly', 'energy_level', 'intelligence'] as const;
-export const RANGE_FIELDS = [
-  'male_height_inches',
-  'male_height_cm',
-  'female_height_inches',
-  'female_height_cm',
-  'male_weight_pounds',
-  'male_weight_kg',
-  'female_weight_pounds',
-  'female_weight_kg',
-] as const;
 
 export const DogBreed = Type.Object(
   {
