@@ -6,6 +6,8 @@ import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import { secretsEqual, sha256 } from '../infrastructure/ids.ts';
 import type { WritePositions } from '../infrastructure/consistency/write-positions.ts';
+import type { Config } from '../infrastructure/config.ts';
+import type { Adapters } from '../infrastructure/adapters.ts';
 
 export type AuthenticatedAccount = {
   id: string;
@@ -47,6 +49,17 @@ export type AuthDependencies = {
   /** How long an unknown key, or an account with a fresh write, waits for the accounts projection. */
   catchUpMs?: number;
 };
+
+/** The authentication dependencies of a process, from its configuration and adapters. */
+export const authDependenciesOf = (
+  config: Pick<Config, 'adminApiKey'>,
+  adapters: Pick<Adapters, 'readStore' | 'eventStore' | 'writePositions'>,
+): AuthDependencies => ({
+  readStore: adapters.readStore,
+  eventStore: adapters.eventStore,
+  adminApiKey: config.adminApiKey,
+  writePositions: adapters.writePositions,
+});
 
 /**
  * The one place that decides who may do what:

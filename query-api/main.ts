@@ -1,6 +1,7 @@
 import { loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
 import { createHttpApp } from '../http/app.ts';
+import { authDependenciesOf } from '../http/auth.ts';
 import { httpLimitsOf } from '../http/limits.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
 import { READ_MODEL_PROJECTIONS } from '../contracts/read-models.ts';
@@ -13,7 +14,7 @@ const app = await createHttpApp({
   title: 'Animal data API — queries',
   ...httpLimitsOf(config),
   logLevel: config.logLevel,
-  auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey, writePositions: adapters.writePositions },
+  auth: authDependenciesOf(config, adapters),
   readiness: async () => ({
     ready: await adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, await adapters.eventStore.headPosition(), 0),
   }),

@@ -3,6 +3,7 @@ import { openAdapters, type Adapters } from '../infrastructure/adapters.ts';
 import type { Config } from '../infrastructure/config.ts';
 import { createLogger } from '../infrastructure/logger.ts';
 import { createHttpApp, type HttpApp } from '../http/app.ts';
+import { authDependenciesOf } from '../http/auth.ts';
 import { httpLimitsOf } from '../http/limits.ts';
 import { commandApi } from '../command-api/plugin.ts';
 import { queryApi } from '../query-api/plugin.ts';
@@ -61,7 +62,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
     logLevel: config.logLevel,
     logger: options.logger,
     ...httpLimitsOf(config),
-    auth: { readStore: adapters.readStore, eventStore: adapters.eventStore, adminApiKey: config.adminApiKey, writePositions: adapters.writePositions },
+    auth: authDependenciesOf(config, adapters),
     readiness: async () => {
       const head = await adapters.eventStore.headPosition();
       const ready = await adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, head, 0);

@@ -1,5 +1,5 @@
 import { favouriteClaimDecider, favouriteDecider } from '../../domain/favourites/decide.ts';
-import { favouriteClaimStream, type ClaimState } from '../../domain/favourites/claim.ts';
+import { favouriteClaimStream } from '../../domain/favourites/claim.ts';
 import { favouriteStream, type FavouriteAdded, type FavouriteState } from '../../domain/favourites/favourite.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { handleCommand, stateOf, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
@@ -28,7 +28,7 @@ export const addFavourite = async (store: EventStore, input: AddFavouriteInput, 
   const claimStream = favouriteClaimStream(claimKey(input.account_id, input.sub_id, input.image_id));
   return withFreshNumericId(async (favouriteId) => {
     const now = new Date().toISOString();
-    const { state: claim } = await stateOf<ClaimState, never>(store, claimStream, favouriteClaimDecider as never);
+    const { state: claim } = await stateOf(store, claimStream, favouriteClaimDecider);
     const holder: FavouriteState =
       claim.holder === null ? { status: 'none' } : (await stateOf(store, favouriteStream(claim.holder), favouriteDecider)).state;
     await handleCommand(
