@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import { sqliteEventStore } from '../../infrastructure/event-store/sqlite.ts';
 import { eventStoreDbEventStore } from '../../infrastructure/event-store/eventstoredb.ts';
 import type { EventStore } from '../../infrastructure/event-store/port.ts';
+import { newEventId } from '../../infrastructure/ids.ts';
 
 /**
  * Baseline of item 2: the event store adapter the service uses (SQLite in a temp file, or
  * EventStoreDB when EVENTSTORE_URL is set), appending one VoteCast-sized event to a new stream
- * with `no_stream`, from `concurrency` loops, for `durationS` (warm-up first). IPC:
+ * with `no_stream` and an event id made as the service makes them, from `concurrency` loops, for `durationS` (warm-up first). IPC:
  * `{type: 'run', durationS, warmupS, concurrency}` → `{type: 'result', appends, seconds}`.
  */
 type Run = { type: 'run'; durationS: number; warmupS: number; concurrency: number };
@@ -32,7 +33,7 @@ const appendOne = async () => {
     `vote-${voteId}`,
     [
       {
-        id: randomUUID(),
+        id: newEventId(),
         type: 'VoteCast',
         data: { vote_id: voteId, account_id: accountId, image_id: 'bench-image', sub_id: 'bench', value: 1, country_code: null, ip_address: null, created_at: now },
         metadata: { account_id: accountId, correlation_id: randomUUID(), causation_id: null, request_id: randomUUID(), actor: 'bench', timestamp: now, schema_version: 1 },

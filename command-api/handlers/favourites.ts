@@ -49,7 +49,7 @@ export const addFavourite = async (store: EventStore, input: AddFavouriteInput, 
       favouriteDecider,
       { type: 'AddFavourite', favourite_id: favouriteId, ...input, now },
       context,
-      { retries: 0 },
+      { newStream: true },
     );
     return { favourite: (result.events[0] as FavouriteAdded).data, position: result.position };
   });

@@ -52,7 +52,7 @@ export const voteCommandRoutes =
               now: new Date().toISOString(),
             },
             contextOf(request),
-            { retries: 0 },
+            { newStream: true },
           ),
         );
         await recordWrite(deps, account.id, result.position);

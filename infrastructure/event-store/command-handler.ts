@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newEventId } from '../ids.ts';
 import { foldEvents, type Decider, type Event } from '../../domain/decider.ts';
 import { isWrongExpectedRevision, type EventMetadata, type EventStore, type ExpectedRevision, type RecordedEvent } from './port.ts';
 
@@ -28,6 +28,26 @@ export type HandleResult<State, E extends Event> = {
   position: bigint | null;
 };
 
+export type HandleOptions = {
+  retries?: number;
+  now?: () => string;
+  /**
+   * The stream is new by construction (its id was just drawn): decide on the initial state
+   * without reading it and append with "no stream". Should the stream exist after all, the
+   * append fails with a wrong-revision error and nothing is retried: the caller draws a new id.
+   */
+  newStream?: boolean;
+  /**
+   * The stream as the caller has just folded it (see `stateOf`): the first try decides on it
+   * instead of reading the stream again. Should another writer have appended since, the append
+   * fails with a wrong revision and the retry reads the stream as usual.
+   */
+  known?: Folded<unknown>;
+};
+
+/** A stream's state and the revision it was folded up to (null: no stream). */
+export type Folded<State> = { state: State; revision: bigint | null };
+
 /**
  * Load the stream, fold it, decide, append with the revision that was read. A concurrent writer
  * makes the append fail with a wrong-revision error; the whole cycle is then retried on the new
@@ -39,14 +59,18 @@ export const handleCommand = async <State, Command, E extends Event>(
   decider: Decider<State, Command, E>,
   command: Command | ((state: State) => Command),
   context: CommandContext,
-  options: { retries?: number; now?: () => string } = {},
+  options: HandleOptions = {},
 ): Promise<HandleResult<State, E>> => {
-  const retries = options.retries ?? 5;
+  const retries = options.newStream ? 0 : (options.retries ?? 5);
   const now = options.now ?? (() => new Date().toISOString());
   for (let attempt = 0; ; attempt++) {
-    const recorded = await store.readStream(streamName);
-    const state = foldEvents(decider, recorded as unknown as E[]);
-    const expectedRevision: ExpectedRevision = recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision;
+    const { state, revision } =
+      attempt === 0 && options.known
+        ? (options.known as Folded<State>)
+        : options.newStream
+          ? { state: decider.initialState(), revision: null }
+          : await stateOf(store, streamName, decider);
+    const expectedRevision: ExpectedRevision = revision ?? 'no_stream';
     const resolved = typeof command === 'function' ? (command as (state: State) => Command)(state) : command;
     const events = decider.decide(resolved, state);
     if (events.length === 0) return { events, state, position: null };
@@ -54,7 +78,7 @@ export const handleCommand = async <State, Command, E extends Event>(
     try {
       const result = await store.append(
         streamName,
-        events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data as Record<string, unknown>, metadata })),
+        events.map((event) => ({ id: newEventId(), type: event.type, data: event.data as Record<string, unknown>, metadata })),
         { expectedRevision },
       );
       return { events, state: events.reduce(decider.evolve, state), position: result.position };
@@ -69,7 +93,7 @@ export const stateOf = async <State, E extends Event>(
   store: EventStore,
   streamName: string,
   decider: Pick<Decider<State, never, E>, 'evolve' | 'initialState'>,
-): Promise<{ state: State; events: RecordedEvent[] }> => {
+): Promise<Folded<State> & { events: RecordedEvent[] }> => {
   const events = await store.readStream(streamName);
-  return { state: foldEvents(decider, events as unknown as E[]), events };
+  return { state: foldEvents(decider, events as unknown as E[]), revision: events.length === 0 ? null : events[events.length - 1].revision, events };
 };
