@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { openSqlite } from '../sqlite.ts';
-import type { Bus, ConsumeOptions, Consumer, IncomingMessage, OutgoingMessage } from './port.ts';
+import { consumeHandler, type Bus, type ConsumeOptions, type Consumer, type IncomingMessage, type OutgoingMessage } from './port.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS messages (
@@ -18,6 +18,16 @@ CREATE TABLE IF NOT EXISTS group_offsets (
 `;
 
 type Row = { seq: number; topic: string; key: string; value: string };
+
+/** What one fetched batch came to: the last seq committed (if any) and whether a handler failed. */
+type Outcome = { handled: number | null; failed: boolean };
+
+/** Rows fetched per turn: one at a time for `handle`, one batch for `handleBatch`. */
+const FETCH_LIMIT = { single: 200, batch: 500 } as const;
+
+const toMessage = (row: Row): IncomingMessage => ({ topic: row.topic, key: row.key, value: row.value, offset: String(row.seq) });
+
+const backOffMs = (failures: number): number => Math.min(5000, 50 * 2 ** Math.min(failures, 7));
 
 export type InProcessBusOptions = {
   /** Messages every known group has consumed are pruned once older than this. */
@@ -59,13 +69,14 @@ export const inProcessBus = (file: string | undefined, options: InProcessBusOpti
   };
 
   const consume = async (options: ConsumeOptions): Promise<Consumer> => {
+    const handler = consumeHandler(options);
     let stopped = false;
     let wake: (() => void) | null = null;
     const onPublished = () => wake?.();
     published.on('published', onPublished);
     const placeholders = options.topics.map(() => '?').join(', ');
     const fetch = db.prepare<unknown[], Row>(
-      `SELECT seq, topic, key, value FROM messages WHERE seq > ? AND topic IN (${placeholders}) ORDER BY seq LIMIT 200`,
+      `SELECT seq, topic, key, value FROM messages WHERE seq > ? AND topic IN (${placeholders}) ORDER BY seq LIMIT ${FETCH_LIMIT[handler.kind]}`,
     );
     const sleep = (ms: number) =>
       new Promise<void>((resolve) => {
@@ -79,6 +90,48 @@ export const inProcessBus = (file: string | undefined, options: InProcessBusOpti
           resolve();
         };
       });
+
+    /**
+     * One message at a time. The offset is committed once per fetched batch (one write instead of
+     * one per message), up to the last message handled: a crash in between redelivers those —
+     * at-least-once, as before — and a failed message is retried first after the back-off.
+     */
+    const handleEach = async (handle: (message: IncomingMessage) => Promise<void>, rows: Row[]): Promise<Outcome> => {
+      let handled: number | null = null;
+      let failed = false;
+      for (const row of rows) {
+        if (stopped) break;
+        const message = toMessage(row);
+        try {
+          await handle(message);
+          handled = row.seq;
+        } catch (error) {
+          options.onError?.(error, message);
+          failed = true;
+          break;
+        }
+      }
+      if (handled !== null) commit.run(options.group, handled);
+      return { handled, failed };
+    };
+
+    /**
+     * The whole fetched batch in one call; once it resolved, one write moves the offset past its
+     * last message. If it throws, nothing is committed and the same rows are fetched again after
+     * the back-off.
+     */
+    const handleBatch = async (handle: (messages: IncomingMessage[]) => Promise<void>, rows: Row[]): Promise<Outcome> => {
+      const messages = rows.map(toMessage);
+      try {
+        await handle(messages);
+      } catch (error) {
+        options.onError?.(error, messages[0]);
+        return { handled: null, failed: true };
+      }
+      const last = rows[rows.length - 1].seq;
+      commit.run(options.group, last);
+      return { handled: last, failed: false };
+    };
 
     const run = async () => {
       // Wait for the group's current member to stop: one active member per group in a process.
@@ -97,27 +150,9 @@ export const inProcessBus = (file: string | undefined, options: InProcessBusOpti
             await sleep(pollIntervalMs);
             continue;
           }
-          // The offset is committed once per fetched batch (one write instead of one per message),
-          // up to the last message handled: a crash in between redelivers those — at-least-once,
-          // as before — and a failed message is retried first after the back-off.
-          let handled: number | null = null;
-          let failed = false;
-          for (const row of rows) {
-            if (stopped) break;
-            const message: IncomingMessage = { topic: row.topic, key: row.key, value: row.value, offset: String(row.seq) };
-            try {
-              await options.handle(message);
-              handled = row.seq;
-              failures = 0;
-            } catch (error) {
-              options.onError?.(error, message);
-              failures += 1;
-              failed = true;
-              break;
-            }
-          }
-          if (handled !== null) commit.run(options.group, handled);
-          if (failed) await sleep(Math.min(5000, 50 * 2 ** Math.min(failures, 7)));
+          const outcome = handler.kind === 'batch' ? await handleBatch(handler.handleBatch, rows) : await handleEach(handler.handle, rows);
+          if (outcome.handled !== null) failures = 0;
+          if (outcome.failed && !stopped) await sleep(backOffMs(++failures));
         }
       } finally {
         activeGroups.delete(options.group);

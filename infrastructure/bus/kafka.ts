@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Kafka, logLevel, type Admin, type Consumer as KafkaConsumer, type Producer } from 'kafkajs';
-import type { Bus, ConsumeOptions, Consumer, IncomingMessage, OutgoingMessage } from './port.ts';
+import { Kafka, logLevel, type Admin, type Batch, type EachBatchPayload, type Consumer as KafkaConsumer, type KafkaMessage, type Producer } from 'kafkajs';
+import { consumeHandler, type Bus, type ConsumeOptions, type Consumer, type IncomingMessage, type OutgoingMessage } from './port.ts';
 
 export type KafkaBusOptions = {
   brokers: string[];
@@ -11,13 +11,22 @@ export type KafkaBusOptions = {
   namespace?: string;
 };
 
+/** At most this many messages of a fetched partition batch go to one `handleBatch` call. */
+const MAX_HANDLE_BATCH = 500;
+
+const backOffMs = (failures: number): number => Math.min(5000, 50 * 2 ** Math.min(failures, 7));
+
 /**
  * The bus on Kafka (kafkajs). Topics are created on first use (per stream category); messages
  * are keyed by stream so one aggregate's events land on one partition, in order. The producer is
  * idempotent and every send is awaited (acks from all in-sync replicas) before publish resolves.
- * Consumers run eachBatch: each message is handled, then its offset committed (after the work is
- * recorded); a failing handler is retried with back-off while the consumer keeps heartbeating,
- * so long work does not cost the group membership.
+ * Consumers run eachBatch on each fetched partition batch. `handle` gets its messages one by one,
+ * each offset resolved after its handler resolved and the batch's offsets committed in one round
+ * trip when the batch ends (or the consumer stops, or a handler starts failing): a crash before
+ * that redelivers them — at-least-once. `handleBatch` gets the batch in chunks of at most
+ * MAX_HANDLE_BATCH, one commit per chunk after the handler resolved. A failing handler is retried
+ * with back-off while the consumer keeps heartbeating, so long work does not cost the group
+ * membership.
  */
 export const kafkaBus = async (options: KafkaBusOptions): Promise<Bus> => {
   const kafka = new Kafka({
@@ -73,42 +82,119 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Bus> => {
   };
 
   const consume = async (consumeOptions: ConsumeOptions): Promise<Consumer> => {
+    const handler = consumeHandler(consumeOptions);
     const topics = consumeOptions.topics.map(real);
     await ensureTopics(topics);
     const consumer = kafka.consumer({ groupId: real(consumeOptions.group), sessionTimeout: 30_000, heartbeatInterval: 3_000 });
     consumers.add(consumer);
     let stopped = false;
+
+    const aborted = (payload: EachBatchPayload): boolean => !payload.isRunning() || payload.isStale() || stopped;
+
+    const toMessage = (batch: Batch, raw: KafkaMessage): IncomingMessage => ({
+      topic: batch.topic.slice(namespace.length),
+      key: raw.key?.toString() ?? '',
+      value: raw.value?.toString() ?? '',
+      offset: `${batch.partition}:${raw.offset}`,
+    });
+
+    /**
+     * Commits the partition's offset past `offset`. Normally through consumer.commitOffsets, which
+     * retries. While stopping that one silently does nothing, so the batch's own commit (one
+     * attempt, no running check) is used: the group membership lasts until eachBatch returned.
+     * `quiet` (best effort, e.g. while stopping or failing) also makes one attempt and swallows its
+     * failure: the messages are then redelivered. A stale batch (the partition was sought or handed
+     * over) commits nothing.
+     */
+    const commitThrough = async (payload: EachBatchPayload, offset: string, quiet: boolean): Promise<boolean> => {
+      if (payload.isStale()) return false;
+      const { topic, partition } = payload.batch;
+      const next = (BigInt(offset) + 1n).toString();
+      try {
+        if (payload.isRunning() && !quiet) await consumer.commitOffsets([{ topic, partition, offset: next }]);
+        else await payload.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: next }] }] });
+        return true;
+      } catch (error) {
+        if (quiet) return false;
+        throw error;
+      }
+    };
+
+    /**
+     * Runs `work` until it resolves, backing off and heartbeating between attempts; resolves false
+     * if the consumer stops or loses the partition first. `beforeBackOff` runs once, at the first
+     * failure.
+     */
+    const untilDone = async (
+      payload: EachBatchPayload,
+      work: () => Promise<void>,
+      first: IncomingMessage,
+      beforeBackOff?: () => Promise<unknown>,
+    ): Promise<boolean> => {
+      for (let failures = 1; ; failures++) {
+        try {
+          await work();
+          return true;
+        } catch (error) {
+          consumeOptions.onError?.(error, first);
+          if (aborted(payload)) return false;
+          if (failures === 1) await beforeBackOff?.();
+          await delay(backOffMs(failures));
+          if (aborted(payload)) return false;
+          await payload.heartbeat();
+        }
+      }
+    };
+
+    /** `handle`: one message at a time, one commit for the batch's handled messages. */
+    const eachMessage = async (payload: EachBatchPayload, handle: (message: IncomingMessage) => Promise<void>): Promise<void> => {
+      const { batch, resolveOffset, heartbeat } = payload;
+      let handled: string | null = null;
+      let committed: string | null = null;
+      const commitHandled = async (quiet: boolean) => {
+        if (handled === null || handled === committed) return;
+        const offset = handled;
+        if (await commitThrough(payload, offset, quiet)) committed = offset;
+      };
+      try {
+        for (const raw of batch.messages) {
+          if (aborted(payload)) break;
+          const message = toMessage(batch, raw);
+          // Before backing off, commit what this batch already handled, so a retry loop on a
+          // failing message does not leave the earlier ones uncommitted.
+          if (!(await untilDone(payload, () => handle(message), message, () => commitHandled(true)))) break;
+          resolveOffset(raw.offset);
+          handled = raw.offset;
+          await heartbeat();
+        }
+      } catch (error) {
+        await commitHandled(true);
+        throw error;
+      }
+      await commitHandled(aborted(payload));
+    };
+
+    /** `handleBatch`: the batch in chunks of at most MAX_HANDLE_BATCH, one commit per chunk. */
+    const eachChunk = async (payload: EachBatchPayload, handleBatch: (messages: IncomingMessage[]) => Promise<void>): Promise<void> => {
+      const { batch, resolveOffset, heartbeat } = payload;
+      for (let start = 0; start < batch.messages.length; start += MAX_HANDLE_BATCH) {
+        if (aborted(payload)) return;
+        const raws = batch.messages.slice(start, start + MAX_HANDLE_BATCH);
+        const messages = raws.map((raw) => toMessage(batch, raw));
+        if (!(await untilDone(payload, () => handleBatch(messages), messages[0]))) return;
+        const last = raws[raws.length - 1].offset;
+        resolveOffset(last);
+        await commitThrough(payload, last, aborted(payload));
+        await heartbeat();
+      }
+    };
+
     await consumer.connect();
     for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
-        for (const raw of batch.messages) {
-          if (!isRunning() || isStale() || stopped) return;
-          const message: IncomingMessage = {
-            topic: batch.topic.slice(namespace.length),
-            key: raw.key?.toString() ?? '',
-            value: raw.value?.toString() ?? '',
-            offset: `${batch.partition}:${raw.offset}`,
-          };
-          for (let failures = 0; ; failures++) {
-            try {
-              await consumeOptions.handle(message);
-              break;
-            } catch (error) {
-              consumeOptions.onError?.(error, message);
-              if (!isRunning() || isStale() || stopped) return;
-              await delay(Math.min(5000, 50 * 2 ** Math.min(failures + 1, 7)));
-              await heartbeat();
-            }
-          }
-          resolveOffset(raw.offset);
-          await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(raw.offset) + 1n).toString() }]);
-          await heartbeat();
-        }
-        await commitOffsetsIfNecessary();
-      },
+      eachBatch: (payload) => (handler.kind === 'batch' ? eachChunk(payload, handler.handleBatch) : eachMessage(payload, handler.handle)),
     });
     return {
       stop: async () => {
