@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventStore, Subscription } from '../infrastructure/event-store/port.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import { unitOfWork } from '../infrastructure/read-store/unit-of-work.ts';
 import type { Projection } from './projection.ts';
 
 const applyBatch = async (projection: Projection, store: ReadStore, events: Parameters<Projection['apply']>[0][]) => {
@@ -16,6 +17,12 @@ const handles = (projection: Projection, streamName: string): boolean =>
  * what it has already seen. After each batch a projection's checkpoint is stored — after its
  * writes, so a crash in between only replays writes the position guards ignore. A projection that
  * fails makes the batch retry; the ones that succeeded skip it then by their checkpoint.
+ *
+ * A batch's writes go through one unit of work shared by the projections: documents read back
+ * within the batch come from memory, and every write leaves in one bulkWrite per collection when
+ * the batch is done. The checkpoints are stored after that flush. When a projection fails, what
+ * the batch wrote so far is flushed all the same (as single writes would have landed) and only the
+ * projections that finished get their checkpoint; a failed flush stores no checkpoint at all.
  */
 export const startProjections = async (
   eventStore: EventStore,
@@ -38,13 +45,14 @@ export const startProjections = async (
     onEvents: async (events, lastPosition) => {
       const applied: Projection[] = [];
       let failure: unknown;
+      const work = unitOfWork(readStore);
       for (const projection of list) {
         const checkpoint = checkpoints.get(projection.name) ?? 0n;
         if (lastPosition <= checkpoint) continue;
         try {
           await applyBatch(
             projection,
-            readStore,
+            work.store,
             events.filter((event) => event.position > checkpoint && handles(projection, event.streamName)),
           );
           applied.push(projection);
@@ -54,7 +62,8 @@ export const startProjections = async (
           break;
         }
       }
-      // Checkpoints after the writes, stored together (the embedded store flushes them at once).
+      await work.flush();
+      // Checkpoints after the writes, stored together (both stores write them in one go).
       await Promise.all(applied.map((projection) => readStore.setCheckpoint(projection.name, lastPosition)));
       for (const projection of applied) checkpoints.set(projection.name, lastPosition);
       if (failure !== undefined) throw failure;
@@ -79,11 +88,13 @@ export const projectToHead = async (
   while (position < head) {
     const batch = await eventStore.readAll({ after: position, maxCount: options.batchSize ?? 1000 });
     if (batch.length === 0) break;
+    const work = unitOfWork(readStore);
     await applyBatch(
       projection,
-      readStore,
+      work.store,
       batch.filter((event) => handles(projection, event.streamName)),
     );
+    await work.flush();
     position = batch[batch.length - 1].position;
     await readStore.setCheckpoint(projection.name, position);
     options.onProgress?.(position, head);

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type Database from 'better-sqlite3';
 import { openSqlite } from '../sqlite.ts';
 import { getPath, matches, pinnedValues, sortComparator } from './filter.ts';
-import type { Collection, Doc, Filter, FindOptions, ReadStore } from './port.ts';
+import type { Collection, Doc, Filter, FindOptions, ReadStore, WriteOp } from './port.ts';
 
 type Entry = { doc: Doc | null; position: bigint };
 
@@ -112,6 +112,14 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.entries.set(id, entry);
     this.onWrite(id, entry);
     return Boolean(previous?.doc);
+  }
+
+  /** In memory, one op after the other; the SQLite file gets them with the next group commit. */
+  async bulkWrite(ops: readonly WriteOp<T>[]): Promise<void> {
+    for (const op of ops) {
+      if (op.type === 'upsert') await this.upsert(op.doc, op.position);
+      else await this.delete(op.id, op.position);
+    }
   }
 
   async createIndex(field: string): Promise<void> {

@@ -1,6 +1,16 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Long, MongoClient, MongoServerError, type Db, type Document, type Filter as MongoFilter } from 'mongodb';
-import type { Collection, Doc, Filter, FindOptions, ReadStore } from './port.ts';
+import {
+  Long,
+  MongoBulkWriteError,
+  MongoClient,
+  MongoServerError,
+  type AnyBulkWriteOperation,
+  type Collection as MongoCollectionHandle,
+  type Db,
+  type Document,
+  type Filter as MongoFilter,
+} from 'mongodb';
+import type { Collection, Doc, Filter, FindOptions, ReadStore, WriteOp } from './port.ts';
 
 /**
  * Read models on MongoDB (or a Mongo-wire server such as FerretDB): no transactions, change
@@ -8,16 +18,155 @@ import type { Collection, Doc, Filter, FindOptions, ReadStore } from './port.ts'
  * an int64) and `_deleted` (tombstone). A guarded write filters on `_position < position`: when
  * the stored document is newer the filter misses, the upsert collides on _id, and the write is
  * dropped — so two projector instances, or a replay, never move a document backwards.
+ * On FerretDB the guard is a read just before the write instead (see Server): replays behave the
+ * same; two projector instances racing on one document may briefly write an older version, which
+ * the lagging instance overwrites when it reaches the newer event.
  */
 type StoredDoc = { _id: string } & Document;
 
 const INTERNAL = { _position: 0, _deleted: 0 } as const;
 const LIVE = { _deleted: { $ne: true } };
 
-const isDuplicateKey = (error: unknown): boolean => error instanceof MongoServerError && error.code === 11000;
+const DUPLICATE_KEY = 11000;
+const isDuplicateKey = (error: unknown): boolean => error instanceof MongoServerError && error.code === DUPLICATE_KEY;
 
 const toLong = (position: bigint): Long => Long.fromBigInt(position);
 const fromLong = (value: unknown): bigint => BigInt(String(value));
+
+/** A bulk write whose only failures are duplicate keys: guarded writes that met a document at or past them. */
+const onlyGuardedMisses = (error: unknown): boolean =>
+  error instanceof MongoBulkWriteError &&
+  Array.isArray(error.writeErrors) &&
+  error.writeErrors.length > 0 &&
+  error.writeErrors.every((writeError) => writeError.code === DUPLICATE_KEY) &&
+  !error.result?.getWriteConcernError();
+
+/**
+ * What the adapter must know about the server. FerretDB 1.x (SQLite backend) pushes down only a
+ * bare `{ _id }` filter, and even that is not served by its _id index (measured: an update by _id
+ * takes ~1 ms on an empty collection and ~20 ms at 3,000 documents): every filtered write scans
+ * the collection, and a guarded filter scans it in Go — only inserts stay cheap. And an
+ * update command keeps a pooled SQLite connection per statement until the command ends (its pool
+ * holds 100), so one bulk of ~100 updates, or several big ones at once, deadlock that database for
+ * good. On FerretDB a bulk write therefore reads the stored positions of all its ids with one
+ * `$in` find (one scan), inserts the new documents in one insertMany, and replaces the others by
+ * bare _id (FerretDB's own guarded update is a read-then-write as well) in small bulks, few at a time.
+ */
+type Server = { ferret: boolean; slot: <R>(work: () => Promise<R>) => Promise<R> };
+
+const FERRET_CHUNK = 16;
+const FERRET_COMMANDS_IN_FLIGHT = 4;
+
+/** Runs at most `limit` tasks at once. */
+const limiter = (limit: number) => {
+  let running = 0;
+  const queue: (() => void)[] = [];
+  return async <R>(work: () => Promise<R>): Promise<R> => {
+    if (running >= limit) await new Promise<void>((resolve) => queue.push(resolve));
+    running += 1;
+    try {
+      return await work();
+    } finally {
+      running -= 1;
+      queue.shift()?.();
+    }
+  };
+};
+
+const isFerret = async (db: Db): Promise<boolean> => {
+  const info = await db.admin().command({ buildInfo: 1 }).catch(() => ({}) as Document);
+  return 'ferretdbVersion' in info;
+};
+
+type GuardedWrite = {
+  id: string;
+  position: bigint;
+  /** The write with the guard in its filter (atomic on MongoDB). */
+  guarded: AnyBulkWriteOperation<StoredDoc>;
+  /** The same write by bare _id, for after the guard was checked by a read. */
+  bare: AnyBulkWriteOperation<StoredDoc>;
+  /** The same write as an insert, for after a read found no document. */
+  insert: AnyBulkWriteOperation<StoredDoc>;
+};
+
+const MAX_ROUNDS = 20;
+
+const positionOf = (doc: Document | null, field: string): bigint => (doc?.[field] === undefined || doc[field] === null ? -1n : fromLong(doc[field]));
+
+/** The stored positions of `ids`, with one `$in` find. */
+const storedPositions = async (collection: MongoCollectionHandle<StoredDoc>, field: string, ids: string[]) => {
+  const docs = await collection.find({ _id: { $in: ids } } as unknown as MongoFilter<StoredDoc>, { projection: { [field]: 1 } }).toArray();
+  return new Map(docs.map((doc) => [String(doc._id), positionOf(doc, field)]));
+};
+
+const chunked = <X>(items: X[], size: number): X[][] => {
+  const chunks: X[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+};
+
+/**
+ * Guarded writes (at most one per _id) as one unordered bulk write with the guard in each filter
+ * (atomic on MongoDB), until each has landed or met a stored position at or past its own. A
+ * duplicate key is a guarded miss — but not to be taken at its word: FerretDB stops an update
+ * batch at its first error whatever `ordered` says (FerretDB#2612) without saying which writes
+ * ran. So after such an error the positions are read, the covered writes dropped and the rest sent
+ * again: two rounds unless other writers keep racing (replays and second projectors only).
+ */
+const writeGuarded = async (collection: MongoCollectionHandle<StoredDoc>, field: string, writes: GuardedWrite[]): Promise<void> => {
+  let remaining = writes;
+  for (let round = 0; remaining.length > 0; round++) {
+    if (round === MAX_ROUNDS) throw new Error(`guarded bulk write on ${collection.collectionName} did not settle`);
+    if (round > 0) {
+      const positions = await storedPositions(collection, field, remaining.map((write) => write.id));
+      remaining = remaining.filter((write) => (positions.get(write.id) ?? -1n) < write.position);
+      if (remaining.length === 0) return;
+    }
+    try {
+      await collection.bulkWrite(
+        remaining.map((write) => write.guarded),
+        { ordered: false },
+      );
+      return;
+    } catch (error) {
+      if (!onlyGuardedMisses(error)) throw error;
+    }
+  }
+};
+
+/**
+ * The FerretDB way (see Server): the guard is one read of the stored positions, then new
+ * documents are inserted together and the others replaced by bare _id, FERRET_CHUNK per command.
+ * A duplicate key (an insert that raced another writer) sends that part round again.
+ */
+const writeReadFirst = async (collection: MongoCollectionHandle<StoredDoc>, writes: GuardedWrite[], server: Server): Promise<void> => {
+  let remaining = writes;
+  for (let round = 0; remaining.length > 0; round++) {
+    if (round === MAX_ROUNDS) throw new Error(`guarded bulk write on ${collection.collectionName} did not settle`);
+    const positions = await storedPositions(collection, '_position', remaining.map((write) => write.id));
+    remaining = remaining.filter((write) => (positions.get(write.id) ?? -1n) < write.position);
+    const failed: GuardedWrite[] = [];
+    const send = async (part: GuardedWrite[], ops: AnyBulkWriteOperation<StoredDoc>[]) => {
+      try {
+        await server.slot(() => collection.bulkWrite(ops, { ordered: false }));
+      } catch (error) {
+        if (!onlyGuardedMisses(error)) throw error;
+        failed.push(...part);
+      }
+    };
+    const inserts = remaining.filter((write) => !positions.has(write.id));
+    const replaces = remaining.filter((write) => positions.has(write.id));
+    await Promise.all([
+      ...(inserts.length > 0 ? [send(inserts, inserts.map((write) => write.insert))] : []),
+      ...chunked(replaces, FERRET_CHUNK).map((chunk) => send(chunk, chunk.map((write) => write.bare))),
+    ]);
+    remaining = failed;
+  }
+};
+
+/** Matches the document only while it has not seen `position` (absent documents upsert). */
+const guard = (id: string, position: bigint) =>
+  ({ _id: id, $or: [{ _position: { $lt: toLong(position) } }, { _position: { $exists: false } }] }) as unknown as MongoFilter<StoredDoc>;
 
 const strip = <T extends Doc>(doc: Document | null): T | null => {
   if (!doc) return null;
@@ -29,6 +178,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
   constructor(
     private readonly db: Db,
     private readonly name: string,
+    private readonly server: Server,
   ) {}
 
   private get collection() {
@@ -39,8 +189,10 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     return (filter && Object.keys(filter).length > 0 ? { $and: [filter, LIVE] } : LIVE) as unknown as MongoFilter<StoredDoc>;
   }
 
+  /** By bare _id (the one filter every Mongo-wire server answers from its primary key). */
   async get(id: string): Promise<T | null> {
-    return strip<T>(await this.collection.findOne({ _id: id, ...LIVE } as unknown as MongoFilter<StoredDoc>, { projection: INTERNAL }));
+    const doc = await this.collection.findOne({ _id: id } as MongoFilter<StoredDoc>, { projection: { _position: 0 } });
+    return doc?._deleted === true ? null : strip<T>(doc);
   }
 
   async find(filter?: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -69,29 +221,63 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     return chosen.map((id) => strip<T>(byId.get(String(id)) ?? null)).filter((doc): doc is T => doc !== null);
   }
 
-  private async guardedReplace(id: string, replacement: Document, position: bigint): Promise<boolean> {
+  private replacement(op: WriteOp<T>): Document {
+    const body: Document = op.type === 'upsert' ? { ...op.doc, _deleted: false } : { _deleted: true };
+    delete body._id;
+    return { ...body, _position: toLong(op.position) };
+  }
+
+  private toWrite(op: WriteOp<T>): GuardedWrite {
+    const id = op.type === 'upsert' ? op.doc._id : op.id;
+    const replacement = this.replacement(op);
+    return {
+      id,
+      position: op.position,
+      guarded: { replaceOne: { filter: guard(id, op.position), replacement, upsert: true } },
+      bare: { replaceOne: { filter: { _id: id } as MongoFilter<StoredDoc>, replacement, upsert: true } },
+      insert: { insertOne: { document: { ...replacement, _id: id } } },
+    };
+  }
+
+  /** One guarded write; `written` is false when the stored document had already seen `position`. */
+  private async writeOne(op: WriteOp<T>): Promise<{ written: boolean; existed: boolean }> {
+    const id = op.type === 'upsert' ? op.doc._id : op.id;
+    const needsRead = this.server.ferret || op.type === 'delete';
+    const before = needsRead ? await this.collection.findOne({ _id: id } as MongoFilter<StoredDoc>, { projection: { _position: 1, _deleted: 1 } }) : null;
+    const existed = before !== null && before._deleted !== true;
+    if (this.server.ferret && positionOf(before, '_position') >= op.position) return { written: false, existed };
     try {
-      const result = await this.collection.replaceOne(
-        { _id: id, $or: [{ _position: { $lt: toLong(position) } }, { _position: { $exists: false } }] } as unknown as MongoFilter<StoredDoc>,
-        { ...replacement, _position: toLong(position) },
-        { upsert: true },
-      );
-      return result.modifiedCount + result.upsertedCount > 0;
+      if (this.server.ferret && before === null) {
+        await this.collection.insertOne({ ...this.replacement(op), _id: id });
+        return { written: true, existed };
+      }
+      const filter = this.server.ferret ? ({ _id: id } as MongoFilter<StoredDoc>) : guard(id, op.position);
+      const result = await this.server.slot(() => this.collection.replaceOne(filter, this.replacement(op), { upsert: true }));
+      return { written: result.matchedCount + result.upsertedCount > 0, existed };
     } catch (error) {
-      if (isDuplicateKey(error)) return false;
+      if (isDuplicateKey(error)) return { written: false, existed };
       throw error;
     }
   }
 
   async upsert(doc: T, position: bigint): Promise<boolean> {
-    const { _id, ...rest } = doc;
-    return this.guardedReplace(_id, { ...rest, _deleted: false }, position);
+    return (await this.writeOne({ type: 'upsert', doc, position })).written;
   }
 
   async delete(id: string, position: bigint): Promise<boolean> {
-    const existed = (await this.collection.countDocuments({ _id: id, ...LIVE } as unknown as MongoFilter<StoredDoc>)) > 0;
-    const written = await this.guardedReplace(id, { _deleted: true }, position);
-    return existed && written;
+    const { written, existed } = await this.writeOne({ type: 'delete', id, position });
+    return written && existed;
+  }
+
+  /**
+   * MongoDB: one unordered bulk write of guarded replaceOne upserts (a delete writes its
+   * tombstone). FerretDB: guarded by one read first, then inserts and replaces (see Server).
+   */
+  async bulkWrite(ops: readonly WriteOp<T>[]): Promise<void> {
+    if (ops.length === 0) return;
+    const writes = ops.map((op) => this.toWrite(op));
+    if (this.server.ferret) await writeReadFirst(this.collection, writes, this.server);
+    else await writeGuarded(this.collection, '_position', writes);
   }
 
   async createIndex(field: string): Promise<void> {
@@ -99,45 +285,163 @@ class MongoCollection<T extends Doc> implements Collection<T> {
   }
 }
 
+type CheckpointDoc = { _id: string; position: Long };
+type Waiter = { names: readonly string[]; position: bigint; deadline: number; afterPoll: number; settle: (reached: boolean | Error) => void };
+
+/**
+ * Checkpoints for many readers at the price of one: every read-your-writes wait of the process
+ * first checks the highest positions seen so far (a checkpoint only grows, and this process's own
+ * setCheckpoint feeds them too), and the ones still waiting share ONE poll loop that reads every
+ * checkpoint with a single find every `pollIntervalMs`, and only while someone waits. A waiter
+ * resolves false at its deadline, but never before one poll that started after it arrived: a
+ * timeout of 0 still answers from the server, as a one-shot check must.
+ *
+ * setCheckpoint calls made in the same turn (the runner stores every projection's at once) are
+ * written in one unordered bulk write; each caller's promise settles with it.
+ */
+const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, pollIntervalMs: number) => {
+  const seen = new Map<string, bigint>();
+  const waiters = new Set<Waiter>();
+  let polls = 0;
+  let polling = false;
+  let closed = false;
+
+  const note = (name: string, position: bigint) => {
+    if ((seen.get(name) ?? -1n) < position) seen.set(name, position);
+  };
+  const reached = (names: readonly string[], position: bigint) => names.every((name) => (seen.get(name) ?? 0n) >= position);
+
+  const settleReached = () => {
+    for (const waiter of waiters) {
+      if (!reached(waiter.names, waiter.position)) continue;
+      waiters.delete(waiter);
+      waiter.settle(true);
+    }
+  };
+
+  /** After poll number `poll` answered (or failed): settle its waiters that are done or out of time. */
+  const settleAfter = (poll: number, error?: Error) => {
+    settleReached();
+    const now = Date.now();
+    for (const waiter of waiters) {
+      if (waiter.afterPoll >= poll) continue;
+      if (error) waiter.settle(error);
+      else if (now >= waiter.deadline) waiter.settle(false);
+      else continue;
+      waiters.delete(waiter);
+    }
+  };
+
+  const pollLoop = async () => {
+    polling = true;
+    try {
+      while (waiters.size > 0 && !closed) {
+        const poll = ++polls;
+        try {
+          for (const doc of await checkpoints.find({}).toArray()) note(doc._id, fromLong(doc.position));
+          settleAfter(poll);
+        } catch (error) {
+          settleAfter(poll, error instanceof Error ? error : new Error(String(error)));
+        }
+        if (waiters.size === 0) break;
+        const nextDeadline = Math.min(...[...waiters].map((waiter) => waiter.deadline));
+        await delay(Math.max(1, Math.min(pollIntervalMs, nextDeadline - Date.now())));
+      }
+    } finally {
+      polling = false;
+    }
+  };
+
+  const wait = (names: readonly string[], position: bigint, timeoutMs: number): Promise<boolean> => {
+    if (reached(names, position)) return Promise.resolve(true);
+    return new Promise<boolean>((resolve, reject) => {
+      waiters.add({
+        names,
+        position,
+        deadline: Date.now() + timeoutMs,
+        afterPoll: polls,
+        settle: (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome)),
+      });
+      if (!polling) void pollLoop();
+    });
+  };
+
+  let pending: { positions: Map<string, bigint>; settle: ((error?: unknown) => void)[] } | null = null;
+  const writePending = async () => {
+    const batch = pending;
+    pending = null;
+    if (!batch) return;
+    try {
+      const writes = [...batch.positions].map(([name, position]): GuardedWrite => {
+        const filter = { _id: name, position: { $lt: toLong(position) } } as unknown as MongoFilter<StoredDoc>;
+        const write = { updateOne: { filter, update: { $set: { position: toLong(position) } }, upsert: true } };
+        return { id: name, position, guarded: write, bare: write, insert: write };
+      });
+      await writeGuarded(checkpoints as unknown as MongoCollectionHandle<StoredDoc>, 'position', writes);
+    } catch (error) {
+      for (const settle of batch.settle) settle(error);
+      return;
+    }
+    for (const [name, position] of batch.positions) note(name, position);
+    settleReached();
+    for (const settle of batch.settle) settle();
+  };
+
+  const set = (name: string, position: bigint): Promise<void> => {
+    if (!pending) {
+      pending = { positions: new Map(), settle: [] };
+      setImmediate(() => void writePending());
+    }
+    const batch = pending;
+    if ((batch.positions.get(name) ?? -1n) < position) batch.positions.set(name, position);
+    return new Promise<void>((resolve, reject) => batch.settle.push((error) => (error === undefined ? resolve() : reject(error))));
+  };
+
+  return {
+    set,
+    wait,
+    /** Dropped checkpoints start again from nothing. */
+    forget: (names: readonly string[]) => {
+      for (const name of names) {
+        seen.delete(name);
+        pending?.positions.delete(name);
+      }
+    },
+    close: () => {
+      closed = true;
+      for (const waiter of waiters) waiter.settle(reached(waiter.names, waiter.position));
+      waiters.clear();
+    },
+  };
+};
+
 export type MongoReadStoreOptions = { pollIntervalMs?: number; dbName?: string };
 
 export const mongoReadStore = async (url: string, options: MongoReadStoreOptions = {}): Promise<ReadStore> => {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
   await client.connect();
   const db = client.db(options.dbName ?? (new URL(url).pathname.slice(1) || 'animal_data'));
-  const checkpoints = db.collection<{ _id: string; position: Long }>('_checkpoints');
-  const pollIntervalMs = options.pollIntervalMs ?? 10;
-
-  const getCheckpoint = async (name: string): Promise<bigint | null> => {
-    const doc = await checkpoints.findOne({ _id: name });
-    return doc ? fromLong(doc.position) : null;
-  };
+  const server: Server = { ferret: await isFerret(db), slot: limiter(FERRET_COMMANDS_IN_FLIGHT) };
+  const checkpoints = db.collection<CheckpointDoc>('_checkpoints');
+  const watcher = checkpointWatcher(checkpoints, options.pollIntervalMs ?? 10);
 
   return {
-    collection: <T extends Doc>(name: string) => new MongoCollection<T>(db, name),
-    getCheckpoint,
-    async setCheckpoint(name, position) {
-      try {
-        await checkpoints.updateOne({ _id: name, position: { $lt: toLong(position) } }, { $set: { position: toLong(position) } }, { upsert: true });
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-      }
+    collection: <T extends Doc>(name: string) => new MongoCollection<T>(db, name, server),
+    async getCheckpoint(name) {
+      const doc = await checkpoints.findOne({ _id: name });
+      return doc ? fromLong(doc.position) : null;
     },
-    async waitForCheckpoints(names, position, timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const docs = await checkpoints.find({ _id: { $in: [...names] } }).toArray();
-        const positions = new Map(docs.map((doc) => [doc._id, fromLong(doc.position)]));
-        if (names.every((name) => (positions.get(name) ?? 0n) >= position)) return true;
-        if (Date.now() >= deadline) return false;
-        await delay(Math.min(pollIntervalMs, Math.max(1, deadline - Date.now())));
-      }
-    },
+    setCheckpoint: watcher.set,
+    waitForCheckpoints: watcher.wait,
     async drop(collections, names) {
       for (const name of collections) await db.collection(name).drop().catch(() => undefined);
-      if (names.length > 0) await checkpoints.deleteMany({ _id: { $in: [...names] } });
+      if (names.length > 0) {
+        await checkpoints.deleteMany({ _id: { $in: [...names] } });
+        watcher.forget(names);
+      }
     },
     async close() {
+      watcher.close();
       await client.close();
     },
   };

@@ -25,6 +25,9 @@ export type SortSpec = Record<string, 1 | -1>;
 
 export type FindOptions = { sort?: SortSpec; skip?: number; limit?: number };
 
+/** One write of a bulkWrite: an upsert or a delete, guarded by its event position like the single calls. */
+export type WriteOp<T extends Doc = Doc> = { type: 'upsert'; doc: T; position: bigint } | { type: 'delete'; id: string; position: bigint };
+
 export interface Collection<T extends Doc = Doc> {
   get(id: string): Promise<T | null>;
   find(filter?: Filter, options?: FindOptions): Promise<T[]>;
@@ -35,6 +38,13 @@ export interface Collection<T extends Doc = Doc> {
   upsert(doc: T, position: bigint): Promise<boolean>;
   /** Removes the document (leaving a tombstone at `position`). True if it existed. */
   delete(id: string, position: bigint): Promise<boolean>;
+  /**
+   * Applies several writes with the same guard and tombstone semantics as upsert/delete, in as few
+   * round trips as the adapter can (MongoDB: one unordered bulk write). At most one op per _id:
+   * the ops are not applied in order, so callers merge the writes to one document first (the unit
+   * of work does). Writes the guard ignores are not errors; nothing is reported per op.
+   */
+  bulkWrite(ops: readonly WriteOp<T>[]): Promise<void>;
   /** Declares a field that filters use for equality or $in; adapters may build an index. */
   createIndex(field: string): Promise<void>;
 }

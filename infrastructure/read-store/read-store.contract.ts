@@ -93,6 +93,78 @@ export const readStoreContract = (adapterName: string, makeStore: () => Promise<
       expect(await pets.delete('b', 60n)).toBe(false);
     });
 
+    it('bulk-writes upserts and deletes with the same guard as single writes', async () => {
+      const pets = store.collection<Pet>(name);
+      const a = (await pets.get('a')) as Pet;
+      const b = (await pets.get('b')) as Pet;
+      const c = (await pets.get('c')) as Pet;
+      await pets.bulkWrite([
+        { type: 'upsert', doc: { ...a, name: 'Stale' }, position: 1n },
+        { type: 'upsert', doc: { ...b, name: 'Bruno II' }, position: 10n },
+        { type: 'delete', id: 'c', position: 11n },
+        { type: 'upsert', doc: { _id: 'f', name: 'Fox', age: 2, tags: [], owner: { id: 'o3' }, born: '2024-06-01T00:00:00.000Z' }, position: 12n },
+        { type: 'delete', id: 'd', position: 2n },
+        { type: 'delete', id: 'nobody', position: 13n },
+      ]);
+      expect((await pets.get('a'))?.name).toBe('Alba');
+      expect((await pets.get('b'))?.name).toBe('Bruno II');
+      expect(await pets.get('c')).toBeNull();
+      expect((await pets.get('d'))?.name).toBe('Duke');
+      expect(await pets.get('nobody')).toBeNull();
+      expect(ids(await pets.find({ 'owner.id': 'o3' }, { sort: { _id: 1 } }))).toEqual(['e', 'f']);
+      expect(await pets.count()).toBe(5);
+
+      // The tombstones left by the bulk deletes block older upserts, single or bulk.
+      await pets.bulkWrite([
+        { type: 'upsert', doc: c, position: 5n },
+        { type: 'upsert', doc: { ...a, name: 'Alba II' }, position: 20n },
+      ]);
+      expect(await pets.upsert({ _id: 'nobody', name: 'Ghost', age: null, tags: [], owner: { id: 'o9' }, born: '2024-01-01T00:00:00.000Z' }, 3n)).toBe(false);
+      expect(await pets.get('c')).toBeNull();
+      expect(await pets.get('nobody')).toBeNull();
+      expect((await pets.get('a'))?.name).toBe('Alba II');
+      await pets.bulkWrite([{ type: 'upsert', doc: c, position: 30n }]);
+      expect((await pets.get('c'))?.name).toBe('cleo');
+      await pets.bulkWrite([]);
+    });
+
+    it('bulk-writes a large batch in one call', async () => {
+      const pets = store.collection<Pet>(name);
+      const ops = Array.from({ length: 300 }, (_, i) => ({
+        type: 'upsert' as const,
+        doc: { _id: `bulk${i}`, name: `Pet ${i}`, age: i, tags: [], owner: { id: 'o8' }, born: '2024-01-01T00:00:00.000Z' },
+        position: BigInt(100 + i),
+      }));
+      await pets.bulkWrite([...ops, { type: 'delete', id: 'a', position: 99n }]);
+      expect(await pets.count({ 'owner.id': 'o8' })).toBe(300);
+      expect(await pets.get('a')).toBeNull();
+      await pets.bulkWrite(ops.map((op, i) => (i % 2 === 0 ? { ...op, doc: { ...op.doc, name: 'Newer' }, position: op.position + 1000n } : op)));
+      expect(await pets.count({ name: 'Newer' })).toBe(150);
+    });
+
+    it('lets many readers wait for checkpoints at once, each resolving or timing out', async () => {
+      const a = `cp_${randomUUID()}`;
+      const b = `cp_${randomUUID()}`;
+      const waiting = Array.from({ length: 50 }, (_, i) => store.waitForCheckpoints([a, b], BigInt(1 + (i % 5)), 5000));
+      const tooFar = Array.from({ length: 10 }, () => store.waitForCheckpoints([a, b], 100n, 150));
+      const instant = store.waitForCheckpoints([a], 1n, 0);
+      expect(await instant).toBe(false);
+      await Promise.all([store.setCheckpoint(a, 5n), store.setCheckpoint(b, 7n)]);
+      expect(await Promise.all(waiting)).toEqual(waiting.map(() => true));
+      const started = Date.now();
+      expect(await Promise.all(tooFar)).toEqual(tooFar.map(() => false));
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(await store.waitForCheckpoints([a, b], 5n, 0)).toBe(true);
+      expect(await store.waitForCheckpoints([a, b], 6n, 0)).toBe(false);
+      expect(await store.getCheckpoint(b)).toBe(7n);
+      // Checkpoints stored together land even when one of them is behind the stored one.
+      const c = `cp_${randomUUID()}`;
+      await Promise.all([store.setCheckpoint(a, 6n), store.setCheckpoint(b, 1n), store.setCheckpoint(c, 4n)]);
+      expect(await store.getCheckpoint(a)).toBe(6n);
+      expect(await store.getCheckpoint(c)).toBe(4n);
+      expect(await store.waitForCheckpoints([a, c], 4n, 1000)).toBe(true);
+    });
+
     it('stores checkpoints and waits for them', async () => {
       const a = `cp_${randomUUID()}`;
       const b = `cp_${randomUUID()}`;

@@ -1,0 +1,144 @@
+import type { Collection, Doc, Filter, FindOptions, ReadStore, WriteOp } from './port.ts';
+
+type Buffered = { doc: Doc | null; position: bigint };
+
+/**
+ * A collection that keeps its writes in memory until flushed: the last write per _id wins, with
+ * the same guard as the store (a write at or below the position buffered for that _id changes
+ * nothing), and get() answers from the buffer first. Queries over many documents (find, count,
+ * sample) flush this collection's buffer and then ask the store — always right, and projections
+ * mostly write by id. Flushes run one after the other, so a query never overtakes an earlier flush.
+ */
+class BufferedCollection<T extends Doc> implements Collection<T> {
+  private pending = new Map<string, Buffered>();
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly target: Collection<T>) {}
+
+  private buffer(id: string, doc: Doc | null, position: bigint): boolean {
+    const previous = this.pending.get(id);
+    if (previous && previous.position >= position) return false;
+    this.pending.set(id, { doc, position });
+    return true;
+  }
+
+  async get(id: string): Promise<T | null> {
+    const buffered = this.pending.get(id);
+    if (buffered) return buffered.doc ? ({ ...buffered.doc } as T) : null;
+    await this.flushing.catch(() => undefined);
+    return this.target.get(id);
+  }
+
+  async find(filter?: Filter, options?: FindOptions): Promise<T[]> {
+    await this.flush();
+    return this.target.find(filter, options);
+  }
+
+  async count(filter?: Filter): Promise<number> {
+    await this.flush();
+    return this.target.count(filter);
+  }
+
+  async sample(filter: Filter, size: number): Promise<T[]> {
+    await this.flush();
+    return this.target.sample(filter, size);
+  }
+
+  /** True when the buffer took the write (the store's guard may still drop it at flush). */
+  async upsert(doc: T, position: bigint): Promise<boolean> {
+    return this.buffer(doc._id, { ...doc }, position);
+  }
+
+  /** True when the buffer took the delete (whether the document existed is only known at flush). */
+  async delete(id: string, position: bigint): Promise<boolean> {
+    return this.buffer(id, null, position);
+  }
+
+  async bulkWrite(ops: readonly WriteOp<T>[]): Promise<void> {
+    for (const op of ops) {
+      if (op.type === 'upsert') this.buffer(op.doc._id, { ...op.doc }, op.position);
+      else this.buffer(op.id, null, op.position);
+    }
+  }
+
+  async createIndex(field: string): Promise<void> {
+    await this.target.createIndex(field);
+  }
+
+  /** Forgets the buffered writes (the collection is being dropped). */
+  discard(): void {
+    this.pending = new Map();
+  }
+
+  /** Writes the buffer with one bulkWrite; on failure the writes go back into the buffer. */
+  flush(): Promise<void> {
+    const run = this.flushing.catch(() => undefined).then(() => this.writePending());
+    this.flushing = run;
+    return run;
+  }
+
+  private async writePending(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const taken = this.pending;
+    this.pending = new Map();
+    const ops: WriteOp<T>[] = [...taken].map(([id, { doc, position }]) =>
+      doc ? { type: 'upsert', doc: doc as T, position } : { type: 'delete', id, position },
+    );
+    try {
+      await this.target.bulkWrite(ops);
+    } catch (error) {
+      for (const [id, entry] of taken) {
+        const newer = this.pending.get(id);
+        if (!newer || newer.position < entry.position) this.pending.set(id, entry);
+      }
+      throw error;
+    }
+  }
+}
+
+export type UnitOfWork = {
+  /** The store as seen through the buffer: collections buffer writes, the rest goes through. */
+  store: ReadStore;
+  /** Writes every collection's buffered writes (one bulkWrite per collection, side by side). */
+  flush(): Promise<void>;
+};
+
+/**
+ * Batches a projection batch's writes: instead of one awaited round trip per get/upsert/delete,
+ * reads of documents written earlier in the batch come from memory and all writes leave in one
+ * bulkWrite per collection at flush(). The caller stores checkpoints only after flush(), so the
+ * guarantees stay those of single writes: a crash before the flush replays the batch.
+ *
+ * setCheckpoint through the view flushes first (checkpoints after the writes); close() only
+ * flushes — the underlying store belongs to the caller.
+ */
+export const unitOfWork = (store: ReadStore): UnitOfWork => {
+  const collections = new Map<string, BufferedCollection<Doc>>();
+
+  const flush = async (): Promise<void> => {
+    await Promise.all([...collections.values()].map((collection) => collection.flush()));
+  };
+
+  const view: ReadStore = {
+    collection: <T extends Doc>(name: string): Collection<T> => {
+      let collection = collections.get(name);
+      if (!collection) collections.set(name, (collection = new BufferedCollection<Doc>(store.collection<Doc>(name))));
+      return collection as unknown as Collection<T>;
+    },
+    getCheckpoint: (name) => store.getCheckpoint(name),
+    async setCheckpoint(name, position) {
+      await flush();
+      await store.setCheckpoint(name, position);
+    },
+    waitForCheckpoints: (names, position, timeoutMs) => store.waitForCheckpoints(names, position, timeoutMs),
+    async drop(names, checkpoints) {
+      for (const name of names) {
+        collections.get(name)?.discard();
+        collections.delete(name);
+      }
+      await store.drop(names, checkpoints);
+    },
+    close: flush,
+  };
+  return { store: view, flush };
+};

@@ -1,0 +1,119 @@
+import { describe, expect, it, vi } from 'vitest';
+import { embeddedReadStore } from './embedded.ts';
+import type { Doc } from './port.ts';
+import { unitOfWork } from './unit-of-work.ts';
+
+type Pet = Doc & { name: string; owner: string };
+
+const seeded = async () => {
+  const store = embeddedReadStore();
+  const pets = store.collection<Pet>('pets');
+  await pets.createIndex('owner');
+  await pets.upsert({ _id: 'a', name: 'Alba', owner: 'o1' }, 1n);
+  await pets.upsert({ _id: 'b', name: 'Bruno', owner: 'o1' }, 2n);
+  return { store, pets };
+};
+
+describe('unit of work', () => {
+  it('keeps writes in memory until flush, answering get() from the buffer', async () => {
+    const { store, pets } = await seeded();
+    const work = unitOfWork(store);
+    const view = work.store.collection<Pet>('pets');
+    expect(await view.upsert({ _id: 'a', name: 'Alba II', owner: 'o1' }, 10n)).toBe(true);
+    expect(await view.upsert({ _id: 'c', name: 'Cleo', owner: 'o2' }, 11n)).toBe(true);
+    expect(await view.delete('b', 12n)).toBe(true);
+    expect(await view.get('a')).toMatchObject({ name: 'Alba II' });
+    expect(await view.get('b')).toBeNull();
+    expect(await view.get('c')).toMatchObject({ name: 'Cleo' });
+    // Nothing reached the store yet.
+    expect((await pets.get('a'))?.name).toBe('Alba');
+    expect(await pets.get('b')).not.toBeNull();
+    expect(await pets.get('c')).toBeNull();
+    await work.flush();
+    expect((await pets.get('a'))?.name).toBe('Alba II');
+    expect(await pets.get('b')).toBeNull();
+    expect((await pets.get('c'))?.name).toBe('Cleo');
+    // The tombstone written by the flush still guards against older writes.
+    expect(await pets.upsert({ _id: 'b', name: 'Bruno', owner: 'o1' }, 5n)).toBe(false);
+  });
+
+  it('keeps the highest position per _id and ignores writes at or below it, like the guard', async () => {
+    const { store, pets } = await seeded();
+    const work = unitOfWork(store);
+    const view = work.store.collection<Pet>('pets');
+    expect(await view.upsert({ _id: 'x', name: 'First', owner: 'o1' }, 20n)).toBe(true);
+    expect(await view.upsert({ _id: 'x', name: 'Second', owner: 'o1' }, 21n)).toBe(true);
+    expect(await view.upsert({ _id: 'x', name: 'Older', owner: 'o1' }, 19n)).toBe(false);
+    expect(await view.upsert({ _id: 'x', name: 'Same', owner: 'o1' }, 21n)).toBe(false);
+    expect(await view.delete('x', 21n)).toBe(false);
+    expect((await view.get('x'))?.name).toBe('Second');
+    expect(await view.delete('x', 22n)).toBe(true);
+    expect(await view.upsert({ _id: 'x', name: 'Resurrected', owner: 'o1' }, 22n)).toBe(false);
+    expect(await view.get('x')).toBeNull();
+    // The store's own guard still applies at flush: an older write than the stored one changes nothing.
+    expect(await view.upsert({ _id: 'a', name: 'Stale', owner: 'o1' }, 1n)).toBe(true);
+    await work.flush();
+    expect((await pets.get('a'))?.name).toBe('Alba');
+    expect(await pets.get('x')).toBeNull();
+    expect(await pets.upsert({ _id: 'x', name: 'Replayed', owner: 'o1' }, 21n)).toBe(false);
+  });
+
+  it('flushes a collection before find, count and sample answer', async () => {
+    const { store } = await seeded();
+    const work = unitOfWork(store);
+    const view = work.store.collection<Pet>('pets');
+    await view.upsert({ _id: 'c', name: 'Cleo', owner: 'o1' }, 10n);
+    await view.delete('a', 11n);
+    expect((await view.find({ owner: 'o1' }, { sort: { _id: 1 } })).map((doc) => doc._id)).toEqual(['b', 'c']);
+    await view.upsert({ _id: 'd', name: 'Duke', owner: 'o1' }, 12n);
+    expect(await view.count({ owner: 'o1' })).toBe(3);
+    await view.upsert({ _id: 'e', name: 'Ember', owner: 'o3' }, 13n);
+    expect((await view.sample({ owner: 'o3' }, 5)).map((doc) => doc._id)).toEqual(['e']);
+  });
+
+  it('writes each collection with one bulkWrite per flush and merges bulkWrites into the buffer', async () => {
+    const { store } = await seeded();
+    const other = store.collection('other');
+    const petsBulk = vi.spyOn(store.collection('pets'), 'bulkWrite');
+    const otherBulk = vi.spyOn(other, 'bulkWrite');
+    const work = unitOfWork(store);
+    const view = work.store.collection<Pet>('pets');
+    for (let i = 0; i < 20; i++) await view.upsert({ _id: `p${i}`, name: `Pet ${i}`, owner: 'o9' }, BigInt(100 + i));
+    await work.store.collection('other').bulkWrite([
+      { type: 'upsert', doc: { _id: 'z', v: 1 }, position: 5n },
+      { type: 'delete', id: 'y', position: 6n },
+    ]);
+    await work.store.collection('other').bulkWrite([{ type: 'upsert', doc: { _id: 'z', v: 0 }, position: 4n }]);
+    expect(await work.store.collection('other').get('z')).toEqual({ _id: 'z', v: 1 });
+    await work.flush();
+    expect(petsBulk).toHaveBeenCalledTimes(1);
+    expect(petsBulk.mock.calls[0][0]).toHaveLength(20);
+    expect(otherBulk).toHaveBeenCalledTimes(1);
+    expect(await other.get('z')).toEqual({ _id: 'z', v: 1 });
+    await work.flush();
+    expect(petsBulk).toHaveBeenCalledTimes(1);
+  });
+
+  it('puts the writes back when a flush fails, so a second flush writes them', async () => {
+    const { store, pets } = await seeded();
+    const work = unitOfWork(store);
+    const view = work.store.collection<Pet>('pets');
+    await view.upsert({ _id: 'a', name: 'Alba II', owner: 'o1' }, 10n);
+    const failing = vi.spyOn(pets, 'bulkWrite').mockRejectedValueOnce(new Error('connection lost'));
+    await expect(work.flush()).rejects.toThrow('connection lost');
+    expect((await view.get('a'))?.name).toBe('Alba II');
+    await work.flush();
+    expect(failing).toHaveBeenCalledTimes(2);
+    expect((await pets.get('a'))?.name).toBe('Alba II');
+  });
+
+  it('stores a checkpoint set through the view only after its writes', async () => {
+    const { store, pets } = await seeded();
+    const work = unitOfWork(store);
+    await work.store.collection<Pet>('pets').upsert({ _id: 'c', name: 'Cleo', owner: 'o2' }, 10n);
+    await work.store.setCheckpoint('pets', 10n);
+    expect(await store.getCheckpoint('pets')).toBe(10n);
+    expect((await pets.get('c'))?.name).toBe('Cleo');
+    expect(await work.store.waitForCheckpoints(['pets'], 10n, 0)).toBe(true);
+  });
+});

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import type { NewEvent } from '../infrastructure/event-store/port.ts';
+import { sqliteEventStore } from '../infrastructure/event-store/sqlite.ts';
+import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
+import type { Doc } from '../infrastructure/read-store/port.ts';
+import { defineProjection } from './projection.ts';
+import { projectToHead, startProjections } from './runner.ts';
+
+type Tally = Doc & { count: number; last: string | null };
+
+const event = (n: number): NewEvent => ({
+  id: randomUUID(),
+  type: 'Counted',
+  data: { n },
+  metadata: { account_id: null, correlation_id: null, causation_id: null, request_id: null, actor: 'test', timestamp: new Date().toISOString(), schema_version: 1 },
+});
+
+/** Reads back what it wrote earlier in the same batch: a running total plus one document per event. */
+const tallyProjection = defineProjection({
+  name: 'tally',
+  collections: ['tallies'],
+  streamPrefixes: ['tally-'],
+  async apply(recorded, store) {
+    const tallies = store.collection<Tally>('tallies');
+    const total = (await tallies.get('total')) ?? { _id: 'total', count: 0, last: null };
+    await tallies.upsert({ ...total, count: total.count + 1, last: String(recorded.data.n) }, recorded.position);
+    await tallies.upsert({ _id: `n${String(recorded.data.n)}`, count: 1, last: null }, recorded.position);
+    if (Number(recorded.data.n) % 3 === 0) await tallies.delete(`n${Number(recorded.data.n) - 1}`, recorded.position);
+  },
+});
+
+describe('projection runner', () => {
+  it('applies a batch through one unit of work and checkpoints after its writes; a failure retries the batch', async () => {
+    const eventStore = sqliteEventStore(':memory:', { pollIntervalMs: 20 });
+    const readStore = embeddedReadStore();
+    await eventStore.append('tally-1', Array.from({ length: 10 }, (_, i) => event(i + 1)));
+    let attemptsAtFive = 0;
+    const flaky = defineProjection({
+      name: 'flaky',
+      collections: ['flaky_docs'],
+      streamPrefixes: ['tally-'],
+      async apply(recorded, store) {
+        await store.collection('flaky_docs').upsert({ _id: String(recorded.data.n) }, recorded.position);
+        if (recorded.data.n === 5 && attemptsAtFive++ === 0) throw new Error('transient');
+      },
+    });
+    const bulk = vi.spyOn(readStore.collection('tallies'), 'bulkWrite');
+    const running = await startProjections(eventStore, readStore, [tallyProjection, flaky], pino({ level: 'silent' }));
+    const head = await eventStore.headPosition();
+    try {
+      expect(await readStore.waitForCheckpoints(['tally', 'flaky'], head, 5000)).toBe(true);
+    } finally {
+      await running.stop();
+    }
+    expect(attemptsAtFive).toBe(2);
+    const tallies = readStore.collection<Tally>('tallies');
+    expect(await tallies.get('total')).toEqual({ _id: 'total', count: 10, last: '10' });
+    expect((await tallies.find({}, { sort: { _id: 1 } })).map((doc) => doc._id)).toEqual(['n1', 'n10', 'n3', 'n4', 'n6', 'n7', 'n9', 'total']);
+    // One bulk write for the whole batch; the retried batch skips tally by its checkpoint.
+    expect(bulk).toHaveBeenCalledTimes(1);
+    expect(await readStore.collection('flaky_docs').count()).toBe(10);
+    await eventStore.close();
+  });
+
+  it('rebuilds to the head batch by batch, reading back earlier writes of the batch', async () => {
+    const eventStore = sqliteEventStore(':memory:', { pollIntervalMs: 20 });
+    const readStore = embeddedReadStore();
+    await eventStore.append('tally-1', Array.from({ length: 7 }, (_, i) => event(i + 1)));
+    await eventStore.append('other-1', [event(100)]);
+    const progress: bigint[] = [];
+    const position = await projectToHead(eventStore, readStore, tallyProjection, { batchSize: 3, onProgress: (at) => progress.push(at) });
+    expect(position).toBe(await eventStore.headPosition());
+    expect(progress).toHaveLength(3);
+    expect(await readStore.getCheckpoint('tally')).toBe(position);
+    expect(await readStore.collection<Tally>('tallies').get('total')).toEqual({ _id: 'total', count: 7, last: '7' });
+    expect(await readStore.collection('tallies').count()).toBe(6);
+    await eventStore.close();
+  });
+});
