@@ -26,3 +26,12 @@ export const contextOf = (request: FastifyRequest): CommandContext => ({
 export const recordWrite = async (deps: CommandApiDeps, accountId: string | null, position: bigint | null): Promise<void> => {
   if (accountId && position !== null) await deps.writePositions.record(accountId, position);
 };
+
+/**
+ * Remembers a change to the account itself (an event on its own stream: keys, deactivation,
+ * features, capabilities, plan): authentication then re-reads the account on its next request,
+ * in every process sharing the write positions. It counts as a write too.
+ */
+export const recordAccountChange = async (deps: CommandApiDeps, accountId: string, position: bigint | null): Promise<void> => {
+  if (position !== null) await deps.writePositions.recordAccountChange(accountId, position);
+};

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import { type Feature } from '../domain/accounts/features.ts';
-import { Collections, type AccountDoc, type ApiKeyDoc } from '../contracts/read-models.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import { secretsEqual, sha256 } from '../infrastructure/ids.ts';
-import type { WritePositions } from '../infrastructure/consistency/write-positions.ts';
+import type { AccountPositions, WritePositions } from '../infrastructure/consistency/write-positions.ts';
 import type { Config } from '../infrastructure/config.ts';
 import type { Adapters } from '../infrastructure/adapters.ts';
+import { keyResolver } from './auth-cache.ts';
 
 export type AuthenticatedAccount = {
   id: string;
@@ -18,6 +18,12 @@ export type AuthenticatedAccount = {
   /** Names the account's request rate limit (RATE_LIMIT_PLANS); null: the default limit. */
   plan: string | null;
 };
+
+/**
+ * The account's write positions as authentication read them for this request, with the store they
+ * came from: read-your-writes reuses them instead of a second lookup when it reads the same store.
+ */
+export type RequestWritePositions = AccountPositions & { from: WritePositions };
 
 /** Who may call a route: an account key (default), the admin key, or anyone. */
 export type RouteAuth = 'account' | 'admin' | 'public';
@@ -31,6 +37,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     account: AuthenticatedAccount | null;
     isAdmin: boolean;
+    writePositions: RequestWritePositions | null;
   }
 }
 
@@ -42,12 +49,16 @@ export type AuthDependencies = {
   eventStore: EventStore;
   adminApiKey: string | undefined;
   /**
-   * Last write position per account: a request waits until the accounts projection has passed
-   * it, so a deactivation, a feature change or a capability switch holds from the next request on.
+   * Per account, the position of its last change (keys, deactivation, features, capabilities,
+   * plan): a request waits until the accounts projection has passed it, so such a change holds
+   * from the next request on; it also tells when a cached key and account are stale (auth-cache.ts).
+   * Without it keys are not cached.
    */
   writePositions?: WritePositions;
-  /** How long an unknown key, or an account with a fresh write, waits for the accounts projection. */
+  /** How long an unknown key, or an account with a fresh change, waits for the accounts projection. */
   catchUpMs?: number;
+  /** Keys cached per process, and how long one is trusted without re-reading (auth-cache.ts). */
+  cache?: { maxEntries?: number; maxAgeMs?: number };
 };
 
 /** The authentication dependencies of a process, from its configuration and adapters. */
@@ -74,17 +85,8 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
   const catchUpMs = deps.catchUpMs ?? 1000;
   app.decorateRequest('account', null);
   app.decorateRequest('isAdmin', false);
-
-  const findKey = async (hash: string): Promise<ApiKeyDoc | null> => {
-    const keys = deps.readStore.collection<ApiKeyDoc & { _id: string }>(Collections.apiKeys);
-    const found = await keys.get(hash);
-    if (found) return found;
-    // A key issued a moment ago may not be projected yet: wait for the accounts projection to
-    // reach the head of the log once, then look again.
-    const head = await deps.eventStore.headPosition();
-    await deps.readStore.waitForCheckpoints(['accounts'], head, catchUpMs);
-    return keys.get(hash);
-  };
+  app.decorateRequest('writePositions', null);
+  const keys = keyResolver({ ...deps.cache, readStore: deps.readStore, eventStore: deps.eventStore, writePositions: deps.writePositions, catchUpMs });
 
   const authenticate = async (request: FastifyRequest): Promise<void> => {
     const config = request.routeOptions.config ?? {};
@@ -106,11 +108,10 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
       throw new DomainError('admin_only', 'this operation needs the admin key');
     }
 
-    const apiKey = await findKey(sha256(key));
-    if (!apiKey || apiKey.revoked) throw new DomainError('invalid_api_key', 'invalid api key');
-    const lastWrite = await deps.writePositions?.lastWrite(apiKey.account_id);
-    if (lastWrite !== undefined && lastWrite !== null) await deps.readStore.waitForCheckpoints(['accounts'], lastWrite, catchUpMs);
-    const account = await deps.readStore.collection<AccountDoc & { _id: string }>(Collections.accounts).get(apiKey.account_id);
+    const found = await keys.resolve(sha256(key));
+    if (!found || found.apiKey.revoked) throw new DomainError('invalid_api_key', 'invalid api key');
+    const { apiKey, account } = found;
+    if (deps.writePositions) request.writePositions = { ...found.positions, from: deps.writePositions };
     if (!account) throw new DomainError('invalid_api_key', 'invalid api key');
     if (!account.active) throw new DomainError('account_inactive', 'this api key belongs to an inactive account');
     const features = new Set(account.features);

@@ -42,6 +42,12 @@ if (
 }
 
 const adapters = await openAdapters(loadConfig());
+/** Records the change where running services see it (shared write positions: MONGO_URL), so they re-read the account. */
+const changeAndRecord = async (accountId: string, command: Parameters<typeof changeAccount>[2]) => {
+  const result = await changeAccount(adapters.eventStore, accountId, command, context);
+  if (result.position !== null) await adapters.writePositions.recordAccountChange(accountId, result.position);
+  return result;
+};
 let exitCode = 0;
 try {
   if (action === 'create') {
@@ -49,13 +55,13 @@ try {
     const output = { account_id: created.account_id, api_key: created.api_key };
     console.log(values.json ? JSON.stringify(output) : `account ${output.account_id} created; API key (shown once): ${output.api_key}`);
   } else if (action === 'deactivate') {
-    const result = await changeAccount(adapters.eventStore, rest[0], { type: 'DeactivateAccount', now: new Date().toISOString() }, context);
+    const result = await changeAndRecord(rest[0], { type: 'DeactivateAccount', now: new Date().toISOString() });
     console.log(result.events.length > 0 ? `account ${rest[0]} deactivated` : `account ${rest[0]} was already inactive`);
   } else if (action === 'plan') {
-    const result = await changeAccount(adapters.eventStore, rest[0], { type: 'SetPlan', plan: rest[1], now: new Date().toISOString() }, context);
+    const result = await changeAndRecord(rest[0], { type: 'SetPlan', plan: rest[1], now: new Date().toISOString() });
     console.log(result.events.length > 0 ? `account ${rest[0]} is on plan ${rest[1]}` : `account ${rest[0]} was already on plan ${rest[1]}`);
   } else {
-    const result = await changeAccount(adapters.eventStore, rest[0], { type: 'SetFeatures', features: list(rest[1]) ?? [], now: new Date().toISOString() }, context);
+    const result = await changeAndRecord(rest[0], { type: 'SetFeatures', features: list(rest[1]) ?? [], now: new Date().toISOString() });
     console.log(`account ${rest[0]}: ${result.events.map((event) => `${event.type} ${JSON.stringify(event.data)}`).join('; ') || 'no change'}`);
   }
 } catch (error) {

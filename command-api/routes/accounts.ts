@@ -5,7 +5,7 @@ import { errors } from '../../contracts/common.ts';
 import { ALL_FEATURES } from '../../domain/accounts/features.ts';
 import { accountOf } from '../../http/auth.ts';
 import { changeAccount } from '../handlers/accounts.ts';
-import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
+import { contextOf, recordAccountChange, type CommandApiDeps } from '../deps.ts';
 
 export const accountCommandRoutes =
   (deps: CommandApiDeps): FastifyPluginAsync =>
@@ -30,7 +30,7 @@ export const accountCommandRoutes =
           { type: 'SwitchCapabilities', changes: request.body.capabilities, now: new Date().toISOString() },
           contextOf(request),
         );
-        await recordWrite(deps, account.id, result.position);
+        await recordAccountChange(deps, account.id, result.position);
         const features = result.state.features;
         return ALL_FEATURES.filter((name) => features.has(name)).map((name) => ({
           name,

@@ -1,22 +1,68 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Long, MongoClient } from 'mongodb';
-import type { WritePositions } from './write-positions.ts';
+import { type AccountPositions, type WritePositions } from './write-positions.ts';
+
+type PositionsDoc = { _id: string; position?: Long; account_change?: Long };
+
+const isDuplicateKey = (error: unknown): boolean => (error as { code?: number } | null)?.code === 11000;
+
+const toBigInt = (value: Long | undefined): bigint | null => (value === undefined || value === null ? null : BigInt(value.toString()));
+
+/** How often an account change is written again when a concurrent write wrote back an older document. */
+const ACCOUNT_CHANGE_ATTEMPTS = 5;
+const VERIFY_AGAIN_MS = 20;
 
 /**
  * Write positions shared by separate command-api and query-api processes (and their replicas):
- * one document per account holding the highest position it wrote ($max, so replicas never move
- * it backwards).
+ * one document per account, found by _id in one lookup, holding the highest position of any
+ * write (`position`) and of a change to the account itself (`account_change`), both by $max so
+ * replicas never move them backwards.
+ *
+ * One document, not two: FerretDB (SQLite backend) scans the collection for an _id it does not
+ * find and for $in, so a second document per account would cost more than it saves. FerretDB also
+ * applies an update as read-modify-write of the whole document, so a vote recorded at the same
+ * moment as a deactivation could write back the document without the deactivation's position: on
+ * FerretDB an account change therefore reads its position back and writes it again until it holds
+ * (rare operations: a few lookups and a pause each). MongoDB applies $max atomically: one update.
  */
 export const mongoWritePositions = async (url: string, dbName?: string): Promise<WritePositions & { close: () => Promise<void> }> => {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
   await client.connect();
-  const positions = client.db(dbName ?? (new URL(url).pathname.slice(1) || 'animal_data')).collection<{ _id: string; position: Long }>('_write_positions');
+  const documents = client.db(dbName ?? (new URL(url).pathname.slice(1) || 'animal_data')).collection<PositionsDoc>('_write_positions');
+  // MongoDB applies $max atomically; FerretDB (which names itself in buildInfo) does not.
+  const atomicUpdates = !(await client.db('admin').command({ buildInfo: 1 })).ferretdbVersion;
+
+  /** $max by upsert; two first writes racing may collide on _id: the loser retries as an update. */
+  const raise = async (accountId: string, fields: Partial<Record<'position' | 'account_change', Long>>): Promise<void> => {
+    const write = () => documents.updateOne({ _id: accountId }, { $max: fields }, { upsert: true });
+    try {
+      await write();
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      await write();
+    }
+  };
+
+  const positions = async (accountId: string): Promise<AccountPositions> => {
+    const doc = await documents.findOne({ _id: accountId });
+    return { lastWrite: toBigInt(doc?.position), lastAccountChange: toBigInt(doc?.account_change) };
+  };
+
   return {
-    async record(accountId, position) {
-      await positions.updateOne({ _id: accountId }, { $max: { position: Long.fromBigInt(position) } }, { upsert: true });
+    record: (accountId, position) => raise(accountId, { position: Long.fromBigInt(position) }),
+    async recordAccountChange(accountId, position) {
+      const at = Long.fromBigInt(position);
+      if (atomicUpdates) return raise(accountId, { position: at, account_change: at });
+      const holds = async () => ((await positions(accountId)).lastAccountChange ?? -1n) >= position;
+      for (let attempt = 0; attempt < ACCOUNT_CHANGE_ATTEMPTS; attempt++) {
+        await raise(accountId, { position: at, account_change: at });
+        // Checked twice: a concurrent write that read the document before this one may land a moment later.
+        if ((await holds()) && (await delay(VERIFY_AGAIN_MS).then(holds))) return;
+      }
     },
+    positions,
     async lastWrite(accountId) {
-      const doc = await positions.findOne({ _id: accountId });
-      return doc ? BigInt(doc.position.toString()) : null;
+      return (await positions(accountId)).lastWrite;
     },
     close: () => client.close(),
   };

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AccountIdParams, CreateAccountBody, CreatedAccount, SetFeaturesBody, SetPlanBody } from '../../../contracts/accounts.ts';
 import { errors, Success } from '../../../contracts/common.ts';
 import { changeAccount, openAccount } from '../../handlers/accounts.ts';
-import { contextOf, recordWrite, type CommandApiDeps } from '../../deps.ts';
+import { contextOf, recordAccountChange, type CommandApiDeps } from '../../deps.ts';
 
 /** The admin surface: needs the key in ADMIN_API_KEY. */
 export const adminAccountRoutes =
@@ -25,7 +25,7 @@ export const adminAccountRoutes =
       },
       async (request, reply) => {
         const created = await openAccount(deps.eventStore, request.body, contextOf(request));
-        await recordWrite(deps, created.account_id, created.position);
+        await recordAccountChange(deps, created.account_id, created.position);
         return reply.code(201).send({ account_id: created.account_id, api_key: created.api_key });
       },
     );
@@ -43,7 +43,7 @@ export const adminAccountRoutes =
       },
       async (request) => {
         const result = await changeAccount(deps.eventStore, request.params.id, { type: 'DeactivateAccount', now: new Date().toISOString() }, contextOf(request));
-        await recordWrite(deps, request.params.id, result.position);
+        await recordAccountChange(deps, request.params.id, result.position);
         return { message: 'SUCCESS' as const };
       },
     );
@@ -67,7 +67,7 @@ export const adminAccountRoutes =
           { type: 'SetFeatures', features: request.body.features, now: new Date().toISOString() },
           contextOf(request),
         );
-        await recordWrite(deps, request.params.id, result.position);
+        await recordAccountChange(deps, request.params.id, result.position);
         return { message: 'SUCCESS' as const };
       },
     );
@@ -91,7 +91,7 @@ export const adminAccountRoutes =
           { type: 'SetPlan', plan: request.body.plan, now: new Date().toISOString() },
           contextOf(request),
         );
-        await recordWrite(deps, request.params.id, result.position);
+        await recordAccountChange(deps, request.params.id, result.position);
         return { message: 'SUCCESS' as const };
       },
     );

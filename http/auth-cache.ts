@@ -1,0 +1,145 @@
+import { Collections, type AccountDoc, type ApiKeyDoc } from '../contracts/read-models.ts';
+import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import type { EventStore } from '../infrastructure/event-store/port.ts';
+import { NO_POSITIONS, type AccountPositions, type WritePositions } from '../infrastructure/consistency/write-positions.ts';
+
+/** The projection that keeps accounts and API keys (what authentication reads). */
+const ACCOUNTS = 'accounts';
+
+/** A key as authentication found it, with the account's write positions read for this request. */
+export type ResolvedKey = { apiKey: ApiKeyDoc; account: AccountDoc | null; positions: AccountPositions };
+
+type Entry = {
+  apiKey: ApiKeyDoc;
+  account: AccountDoc | null;
+  /** An `accounts` checkpoint reached before the documents were read (null: none known). */
+  seenAt: bigint | null;
+  loadedAt: number;
+};
+
+export type KeyResolverOptions = {
+  readStore: ReadStore;
+  eventStore: Pick<EventStore, 'headPosition'>;
+  /** Without it nothing tells a cached key from a stale one: every request reads the documents. */
+  writePositions?: WritePositions;
+  /** How long an unknown key, or an account with a fresh change, waits for the accounts projection. */
+  catchUpMs: number;
+  /** Keys kept per process (least recently used ones go first). */
+  maxEntries?: number;
+  /**
+   * How long an entry is trusted without re-reading it, as a safety net for account changes that
+   * were not recorded in the write positions (the admin CLI of an all-in-one, whose positions live
+   * in the service's memory). Recorded changes are seen on the next request whatever this is.
+   */
+  maxAgeMs?: number;
+  now?: () => number;
+};
+
+export const AUTH_CACHE_DEFAULTS = { maxEntries: 10_000, maxAgeMs: 1_000 } as const;
+
+/** True if documents read once `seenAt` was reached already reflect the change at `lastChange`. */
+export const reflects = (seenAt: bigint | null, lastChange: bigint | null): boolean =>
+  lastChange === null || (seenAt !== null && lastChange <= seenAt);
+
+/** A Map kept in use order: the first key is the least recently used. */
+const lru = <V>(maxEntries: number) => {
+  const map = new Map<string, V>();
+  return {
+    get(key: string): V | undefined {
+      const value = map.get(key);
+      if (value === undefined) return undefined;
+      map.delete(key);
+      map.set(key, value);
+      return value;
+    },
+    set(key: string, value: V): void {
+      map.delete(key);
+      map.set(key, value);
+      if (map.size > maxEntries) map.delete(map.keys().next().value as string);
+    },
+    delete: (key: string) => map.delete(key),
+    get size() {
+      return map.size;
+    },
+  };
+};
+
+/**
+ * Finds API keys and their accounts with one shared lookup per request: the account's write
+ * positions. Per process, a key hash maps to its key and account documents and the `accounts`
+ * checkpoint known to be reached before they were read. A cached entry answers only while the
+ * account's last recorded change is at or below that checkpoint; otherwise the request waits
+ * (bounded) for the accounts projection to pass the change and reads both documents again, so a
+ * deactivation, a revoked key or a feature, capability or plan change holds from the next request
+ * on, here and on every replica that shares the write positions.
+ *
+ * Unknown keys are never remembered: a key issued a moment ago may not be projected yet, so a miss
+ * waits once for the accounts projection to reach the head of the log and looks again.
+ */
+export const keyResolver = (options: KeyResolverOptions) => {
+  const maxAgeMs = options.maxAgeMs ?? AUTH_CACHE_DEFAULTS.maxAgeMs;
+  const now = options.now ?? Date.now;
+  const caching = options.writePositions !== undefined;
+  const cache = lru<Entry>(options.maxEntries ?? AUTH_CACHE_DEFAULTS.maxEntries);
+  const keys = () => options.readStore.collection<ApiKeyDoc & { _id: string }>(Collections.apiKeys);
+  const accounts = () => options.readStore.collection<AccountDoc & { _id: string }>(Collections.accounts);
+
+  const positionsOf = async (accountId: string): Promise<AccountPositions> =>
+    (await options.writePositions?.positions(accountId)) ?? NO_POSITIONS;
+
+  /** Reads the key and its account; `reached`: a checkpoint already known reached (saves a lookup). */
+  const read = async (hash: string, reached?: bigint): Promise<Entry | null> => {
+    const seenAt = reached ?? (caching ? await options.readStore.getCheckpoint(ACCOUNTS) : null);
+    const apiKey = await keys().get(hash);
+    if (!apiKey) return null;
+    const account = await accounts().get(apiKey.account_id);
+    return { apiKey, account, seenAt, loadedAt: now() };
+  };
+
+  /** Waits (bounded) for the accounts projection to pass `position`, then reads again. */
+  const readAfter = async (hash: string, position: bigint): Promise<Entry | null> => {
+    const reached = await options.readStore.waitForCheckpoints([ACCOUNTS], position, options.catchUpMs);
+    return read(hash, reached ? position : undefined);
+  };
+
+  const answer = (hash: string, entry: Entry | null, positions: AccountPositions): ResolvedKey | null => {
+    if (!entry) {
+      cache.delete(hash);
+      return null;
+    }
+    // Entries are kept even if the wait timed out: the next request sees they do not reflect the
+    // change yet and waits again. A key without its account is a moment of a projection: not kept.
+    if (caching && entry.account) cache.set(hash, entry);
+    else cache.delete(hash);
+    return { apiKey: entry.apiKey, account: entry.account, positions };
+  };
+
+  /** The key with this hash and its account, or null for a key nobody issued. */
+  const resolve = async (hash: string): Promise<ResolvedKey | null> => {
+    const cached = cache.get(hash);
+    if (cached && now() - cached.loadedAt < maxAgeMs) {
+      // A key never moves to another account: the cached account id names whose positions to read.
+      const positions = await positionsOf(cached.apiKey.account_id);
+      if (reflects(cached.seenAt, positions.lastAccountChange)) return { apiKey: cached.apiKey, account: cached.account, positions };
+      return answer(hash, await readAfter(hash, positions.lastAccountChange as bigint), positions);
+    }
+    let entry = await read(hash);
+    if (!entry) {
+      entry = await readAfter(hash, await options.eventStore.headPosition());
+      if (!entry) return answer(hash, null, NO_POSITIONS);
+    }
+    const positions = await positionsOf(entry.apiKey.account_id);
+    if (!reflects(entry.seenAt, positions.lastAccountChange)) entry = await readAfter(hash, positions.lastAccountChange as bigint);
+    return answer(hash, entry, positions);
+  };
+
+  return {
+    resolve,
+    /** Entries held (tests). */
+    get size() {
+      return cache.size;
+    },
+  };
+};
+
+export type KeyResolver = ReturnType<typeof keyResolver>;

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { WritePositions } from './write-positions.ts';
+
+/** The contract every write-positions adapter must pass; the factory gives a fresh one. */
+export const writePositionsContract = (adapterName: string, make: () => Promise<WritePositions & { close?: () => Promise<void> }>): void => {
+  describe(`write positions contract: ${adapterName}`, () => {
+    let positions: WritePositions & { close?: () => Promise<void> };
+    let account: string;
+    beforeEach(async () => {
+      positions = await make();
+      account = `acc_${randomUUID().slice(0, 8)}`;
+    });
+    afterEach(async () => {
+      await positions.close?.();
+    });
+
+    it('knows nothing of an account that never wrote', async () => {
+      expect(await positions.positions(account)).toEqual({ lastWrite: null, lastAccountChange: null });
+      expect(await positions.lastWrite(account)).toBeNull();
+    });
+
+    it('keeps the highest write and never moves it backwards', async () => {
+      await positions.record(account, 5n);
+      await positions.record(account, 3n);
+      expect(await positions.positions(account)).toEqual({ lastWrite: 5n, lastAccountChange: null });
+      await positions.record(account, 9_007_199_254_740_993n);
+      expect(await positions.lastWrite(account)).toBe(9_007_199_254_740_993n);
+    });
+
+    it('counts an account change as a write too, and a later write does not move the change', async () => {
+      await positions.record(account, 2n);
+      await positions.recordAccountChange(account, 4n);
+      expect(await positions.positions(account)).toEqual({ lastWrite: 4n, lastAccountChange: 4n });
+      await positions.record(account, 7n);
+      await positions.recordAccountChange(account, 3n);
+      expect(await positions.positions(account)).toEqual({ lastWrite: 7n, lastAccountChange: 4n });
+    });
+
+    it('keeps accounts apart and takes concurrent first writes of one account', async () => {
+      const other = `${account}_b`;
+      await Promise.all([1n, 2n, 3n, 4n].map((position) => positions.recordAccountChange(other, position)));
+      // Racing writes of one kind may keep a lower one on FerretDB (its $max is read-modify-write).
+      expect((await positions.positions(other)).lastAccountChange).not.toBeNull();
+      await positions.recordAccountChange(other, 5n);
+      expect(await positions.positions(other)).toEqual({ lastWrite: 5n, lastAccountChange: 5n });
+      expect(await positions.positions(account)).toEqual({ lastWrite: null, lastAccountChange: null });
+    });
+
+    it('does not lose an account change to a write recorded at the same moment', async () => {
+      for (let round = 0; round < 20; round++) {
+        const id = `${account}_${round}`;
+        await Promise.all([positions.record(id, 11n), positions.recordAccountChange(id, 10n), positions.record(id, 12n)]);
+        expect((await positions.positions(id)).lastAccountChange).toBe(10n);
+      }
+    });
+  });
+};

@@ -1,0 +1,4 @@
+import { writePositionsContract } from './write-positions.contract.ts';
+import { inMemoryWritePositions } from './write-positions.ts';
+
+writePositionsContract('in memory', async () => inMemoryWritePositions());
