@@ -6,7 +6,7 @@ import { REPO_ROOT } from './harness/children.ts';
 import { createContext, type Context } from './harness/context.ts';
 import { figure, notAvailable } from './harness/figure.ts';
 import { consoleTable, machine, writeReport } from './harness/report.ts';
-import { memoryOf, sampleRss } from './harness/rss.ts';
+import { memoryOf, RSS_BOUND_MIB, sampleRss } from './harness/rss.ts';
 import { startService, type AdapterMode } from './harness/service.ts';
 import type { BenchItem, Figure } from './harness/types.ts';
 
@@ -24,7 +24,6 @@ import type { BenchItem, Figure } from './harness/types.ts';
  */
 const RESULTS = join(REPO_ROOT, 'bench', 'results');
 const ITEMS = join(REPO_ROOT, 'bench', 'items');
-const RSS_BOUND_MIB = 512;
 
 const seconds = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback);
@@ -88,7 +87,7 @@ const runMode = async (mode: AdapterMode, items: { item: BenchItem }[], settings
   try {
     const ready = await fetch(`${service.url}/ready`).then((response) => response.json() as Promise<{ adapters?: Record<string, string> }>);
     adapters = ready.adapters ?? {};
-    const ctx = await createContext(service, { mode, ...settings, log });
+    const ctx = await createContext(service, { mode, runId, ...settings, log });
     for (const { item } of items) figures.push(...(await runItem(ctx, item)));
     figures.push(
       figure({

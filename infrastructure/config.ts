@@ -25,6 +25,11 @@ export type Config = {
   referenceDataImport: boolean;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook URLs may point at loopback/private addresses (development, tests). */
   webhookAllowPrivateTargets: boolean;
+  /**
+   * RUN_WEBHOOK_DISPATCHER=false: the all-in-one leaves webhook deliveries to a separate
+   * `npm run start:webhook-dispatcher` (events wait on the bus meanwhile; nothing is lost).
+   */
+  runWebhookDispatcher: boolean;
   /** SECRETS_KEY: base64 of 32 bytes, encrypts webhook signing secrets; unset = DATA_DIR/secrets.key (embedded). */
   secretsKey: string | undefined;
   /** RATE_LIMIT_PER_MINUTE: requests per minute per API key (accounts without a plan, or a plan not in RATE_LIMIT_PLANS). */
@@ -90,6 +95,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     demoAccount: env.DEMO_ACCOUNT !== 'false',
     referenceDataImport: env.REFERENCE_DATA_IMPORT !== 'false',
     webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS?.trim() === 'true',
+    runWebhookDispatcher: env.RUN_WEBHOOK_DISPATCHER?.trim() !== 'false',
     secretsKey: secretsKey(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 1_000_000_000),
     rateLimitPlans: rateLimitPlans(env),

@@ -53,7 +53,9 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
   const projectors = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
   const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
   const processors = await startProcessors(adapters.bus, adapters.eventStore, logger);
-  const dispatcher = await startDispatcher({ ...adapters, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } });
+  const dispatcher = config.runWebhookDispatcher
+    ? await startDispatcher({ ...adapters, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
+    : null;
   if (imported) await catchUp(adapters, 60_000);
   if (config.demoAccount) await ensureDemoAccount(adapters, logger);
 
@@ -95,7 +97,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
   const stop = () =>
     (stopping ??= (async () => {
       await app.close();
-      await dispatcher.stop();
+      await dispatcher?.stop();
       await processors.stop();
       await relay.stop();
       await projectors.stop();

@@ -34,12 +34,14 @@ const USER_AGENT = 'animal-data-webhooks/1.0';
  * One attempt of one delivery, decided from the streams as they are now: the delivery must still
  * be pending and due, its endpoint enabled; the body is signed with the endpoint's current secret
  * (so a rotation applies to the very next retry). The outcome is appended to the delivery stream
- * (expected revision: a second worker's duplicate is dropped) and to the endpoint's failure count,
- * which disables the endpoint at ten consecutive failures.
+ * at the revision read before the attempt (re-read on a concurrent append; a second worker's
+ * duplicate is dropped) and to the endpoint's failure count, which disables the endpoint at ten
+ * consecutive failures.
  */
 export const runAttempt = async (deliveryId: string, deps: AttemptDeps): Promise<void> => {
   const stream = webhookDeliveryStream(deliveryId);
-  const { state: delivery } = await stateOf(deps.eventStore, stream, webhookDeliveryDecider);
+  const folded = await stateOf(deps.eventStore, stream, webhookDeliveryDecider);
+  const delivery = folded.state;
   if (delivery.status !== 'pending') return;
   const dueAt = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : 0;
   if (dueAt > Date.now() + 10) {
@@ -100,6 +102,7 @@ export const runAttempt = async (deliveryId: string, deps: AttemptDeps): Promise
         now: new Date().toISOString(),
       },
       context,
+      { known: folded },
     );
     attempted = (recorded.events[0] as WebhookDeliveryAttempted).data;
   } catch (error) {

@@ -44,8 +44,8 @@ export const DISPATCHER_CONTROL_GROUP = 'webhook-dispatcher.control';
 
 /**
  * The webhook dispatcher. Two consumer groups of its own on the bus:
- * - domain events (events.vote, events.favourite, … from the mapping table) → a delivery stream
- *   per subscribed endpoint, then onto the timetable; the handler never waits for HTTP;
+ * - domain events (events.vote, events.favourite, … from the mapping table), a batch at a time →
+ *   a delivery stream per subscribed endpoint, then onto the timetable; never waits for HTTP;
  * - its own events (events.webhook, events.webhookdelivery) → e-mail the owner of a disabled
  *   endpoint; put redelivery requests on the timetable.
  * Attempts run from the timetable, concurrently. At start (and every sweep) the pending deliveries
@@ -94,8 +94,10 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
     await deps.bus.consume({
       group: DISPATCHER_GROUP,
       topics: mappedTopics(),
-      handle: async (message) => {
-        const ids = await scheduleDeliveries(fromBusMessage(message), deps);
+      // A batch at a time: its deliveries are scheduled together (one endpoint lookup per account,
+      // one commit for all their streams); attempts are the timetable's business.
+      handleBatch: async (messages) => {
+        const ids = await scheduleDeliveries(messages.map(fromBusMessage), deps);
         for (const id of ids) scheduler.enqueue(id);
       },
       onError: (error, message) => logger.error({ err: error, offset: message.offset }, 'could not schedule webhook deliveries; will retry'),

@@ -42,8 +42,8 @@ describe('scheduling deliveries from domain events', () => {
     await readStore.setCheckpoint('webhooks', 1n);
 
     const event = voteCast('evt-1');
-    const first = await scheduleDeliveries(event, { eventStore, readStore });
-    const again = await scheduleDeliveries(event, { eventStore, readStore });
+    const first = await scheduleDeliveries([event], { eventStore, readStore });
+    const again = await scheduleDeliveries([event], { eventStore, readStore });
     expect(first).toEqual([deliveryIdFor('evt-1', 'w1')]);
     expect(again).toEqual(first);
     const stream = await eventStore.readStream(`webhookdelivery-${first[0]}`);
@@ -60,7 +60,38 @@ describe('scheduling deliveries from domain events', () => {
       _metadata: { event_type: 'vote.created', event_id: 'evt-1', timestamp: '2026-01-01T00:00:00.000Z' },
     });
     expect(JSON.stringify(payload)).not.toContain('192.0.2.1');
-    expect(await scheduleDeliveries({ ...event, type: 'VoteDeleted' }, { eventStore, readStore })).toEqual([]);
+    expect(await scheduleDeliveries([{ ...event, type: 'VoteDeleted' }], { eventStore, readStore })).toEqual([]);
+    await eventStore.close();
+    await readStore.close();
+  });
+
+  it('schedules a whole batch at once: each account to its own endpoints, a repeated event once', async () => {
+    const eventStore = sqliteEventStore(':memory:');
+    const readStore = embeddedReadStore();
+    const webhooks = readStore.collection<WebhookDoc>(Collections.webhooks);
+    await webhooks.upsert(endpoint('a1', ['vote.created']), 1n);
+    await webhooks.upsert(endpoint('a2', ['vote.created', 'favourite.created']), 1n);
+    await webhooks.upsert({ ...endpoint('b1', ['vote.created']), account_id: 'other' }, 1n);
+    await readStore.setCheckpoint('webhooks', 3n);
+
+    const ofOther = (id: string): RecordedEvent => {
+      const event = voteCast(id);
+      return { ...event, position: 3n, data: { ...event.data, account_id: 'other' } };
+    };
+    const batch = [voteCast('e1'), ofOther('e2'), voteCast('e3'), voteCast('e1')];
+    const ids = await scheduleDeliveries(batch, { eventStore, readStore });
+    const expected = [
+      deliveryIdFor('e1', 'a1'),
+      deliveryIdFor('e1', 'a2'),
+      deliveryIdFor('e2', 'b1'),
+      deliveryIdFor('e3', 'a1'),
+      deliveryIdFor('e3', 'a2'),
+    ];
+    expect(new Set(ids)).toEqual(new Set(expected));
+    for (const id of expected) {
+      expect((await eventStore.readStream(`webhookdelivery-${id}`)).map((recorded) => recorded.type)).toEqual(['WebhookDeliveryScheduled']);
+    }
+    expect((await eventStore.readStream(`webhookdelivery-${deliveryIdFor('e2', 'b1')}`))[0].data.account_id).toBe('other');
     await eventStore.close();
     await readStore.close();
   });

@@ -6,6 +6,8 @@ export type Account = { account_id: string; api_key: string };
 /** What an item gets: the running service, two accounts and the run's settings. */
 export type Context = {
   mode: AdapterMode;
+  /** This run's id: a service an item starts of its own names its databases and topics after it. */
+  runId: string;
   /** Seconds each measured run lasts (BENCH_DURATION_S). */
   durationS: number;
   /** Seconds of warm-up before each measured run. */
@@ -21,7 +23,7 @@ export type Context = {
 
 export const createContext = async (
   service: RunningService,
-  settings: { mode: AdapterMode; durationS: number; warmupS: number; log: (message: string) => void },
+  settings: { mode: AdapterMode; runId: string; durationS: number; warmupS: number; log: (message: string) => void },
 ): Promise<Context> => {
   const request: Context['request'] = (method, path, options = {}) =>
     requestJson(`${service.url}${path}`, { method, key: options.key, body: options.body });

@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 
+/** Our own bound on the service's resident memory under any load (the issue sets none). */
+export const RSS_BOUND_MIB = 512;
+
 /** VmRSS and VmHWM (peak resident set since the process started) of a process, in MiB; null once it is gone. */
 export const memoryOf = (pid: number): { rssMiB: number; hwmMiB: number } | null => {
   try {

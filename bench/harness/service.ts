@@ -15,7 +15,15 @@ export type RunningService = {
   dataDir: string;
   /** The adapter variables the service runs with (the raw-append baseline opens the same adapter). */
   adapterEnv: NodeJS.ProcessEnv;
-  stop: () => Promise<void>;
+  /** Stops the service; its DATA_DIR is removed unless `keepData` (to start again on the same data). */
+  stop: (options?: { keepData?: boolean }) => Promise<void>;
+};
+
+export type ServiceOptions = {
+  /** Extra environment (overrides the defaults below). */
+  env?: Record<string, string>;
+  /** Start on this DATA_DIR (kept from an earlier start) instead of a new one. */
+  dataDir?: string;
 };
 
 /**
@@ -56,8 +64,8 @@ const waitReady = async (url: string, child: Child, timeoutMs: number): Promise<
  * DATA_DIR and a free port, logging at warn, without the demo account, allowed to deliver webhooks
  * to loopback receivers, with a per-key rate limit no bench reaches. BENCH_CPU_PROF=1 writes a CPU profile of it to bench/results/profiles.
  */
-export const startService = async (mode: AdapterMode, runId: string): Promise<RunningService> => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-svc-'));
+export const startService = async (mode: AdapterMode, runId: string, options: ServiceOptions = {}): Promise<RunningService> => {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-svc-'));
   const port = await freePort();
   const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
   const adapterEnv = adapterEnvFor(mode, runId);
@@ -76,6 +84,7 @@ export const startService = async (mode: AdapterMode, runId: string): Promise<Ru
       // The limiter still runs on every request (its cost is measured), but never refuses one.
       RATE_LIMIT_PER_MINUTE: '1000000000',
       RATE_LIMIT_PLANS: '',
+      ...options.env,
     },
   });
   const url = `http://127.0.0.1:${port}`;
@@ -93,9 +102,9 @@ export const startService = async (mode: AdapterMode, runId: string): Promise<Ru
     adminKey,
     dataDir,
     adapterEnv,
-    stop: async () => {
+    stop: async ({ keepData = false } = {}) => {
       await child.stop(30_000);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 };
