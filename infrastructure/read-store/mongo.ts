@@ -135,11 +135,29 @@ const writeGuarded = async (collection: MongoCollectionHandle<StoredDoc>, field:
 };
 
 /**
+ * FerretDB: most projected batches hold only new documents (votes, deliveries, favourites), and an
+ * insert is the one write FerretDB does without scanning the collection — the read of the stored
+ * positions is such a scan. So the whole batch is first tried as one insert: all new, done. A
+ * duplicate key means some document exists; the inserts made before it stopped are harmless to
+ * the read-first path that follows (their stored position is the write's own, so it drops them).
+ */
+const insertedAll = async (collection: MongoCollectionHandle<StoredDoc>, writes: GuardedWrite[], server: Server): Promise<boolean> => {
+  try {
+    await server.slot(() => collection.bulkWrite(writes.map((write) => write.insert), { ordered: true }));
+    return true;
+  } catch (error) {
+    if (!onlyGuardedMisses(error)) throw error;
+    return false;
+  }
+};
+
+/**
  * The FerretDB way (see Server): the guard is one read of the stored positions, then new
  * documents are inserted together and the others replaced by bare _id, FERRET_CHUNK per command.
  * A duplicate key (an insert that raced another writer) sends that part round again.
  */
 const writeReadFirst = async (collection: MongoCollectionHandle<StoredDoc>, writes: GuardedWrite[], server: Server): Promise<void> => {
+  if (await insertedAll(collection, writes, server)) return;
   let remaining = writes;
   for (let round = 0; remaining.length > 0; round++) {
     if (round === MAX_ROUNDS) throw new Error(`guarded bulk write on ${collection.collectionName} did not settle`);

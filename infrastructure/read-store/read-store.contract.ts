@@ -128,6 +128,29 @@ export const readStoreContract = (adapterName: string, makeStore: () => Promise<
       await pets.bulkWrite([]);
     });
 
+    it('bulk-writes new documents ahead of existing ones without losing the guard on either', async () => {
+      const pets = store.collection<Pet>(name);
+      const pet = (id: string, petName: string): Pet => ({ _id: id, name: petName, age: 1, tags: [], owner: { id: 'o7' }, born: '2024-01-01T00:00:00.000Z' });
+      await pets.upsert(pet('old1', 'Kept'), 50n);
+      await pets.upsert(pet('old2', 'Before'), 50n);
+      await pets.bulkWrite([
+        { type: 'upsert', doc: pet('new1', 'One'), position: 60n },
+        { type: 'upsert', doc: pet('old1', 'Stale'), position: 40n },
+        { type: 'upsert', doc: pet('new2', 'Two'), position: 61n },
+        { type: 'upsert', doc: pet('old2', 'After'), position: 62n },
+      ]);
+      expect(ids(await pets.find({ 'owner.id': 'o7' }, { sort: { _id: 1 } }))).toEqual(['new1', 'new2', 'old1', 'old2']);
+      expect((await pets.get('old1'))?.name).toBe('Kept');
+      expect((await pets.get('old2'))?.name).toBe('After');
+      // The same batch again (a redelivery): nothing changes, nothing fails.
+      await pets.bulkWrite([
+        { type: 'upsert', doc: pet('new1', 'One again'), position: 60n },
+        { type: 'upsert', doc: pet('new2', 'Two again'), position: 61n },
+      ]);
+      expect((await pets.get('new1'))?.name).toBe('One');
+      expect((await pets.get('new2'))?.name).toBe('Two');
+    });
+
     it('bulk-writes a large batch in one call', async () => {
       const pets = store.collection<Pet>(name);
       const ops = Array.from({ length: 300 }, (_, i) => ({
