@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Long, MongoClient } from 'mongodb';
+import { coalescedRaises, freshReads } from '../coalesce.ts';
 import { type AccountPositions, type WritePositions } from './write-positions.ts';
 
 type PositionsDoc = { _id: string; position?: Long; account_change?: Long };
@@ -24,6 +25,10 @@ const VERIFY_AGAIN_MS = 20;
  * moment as a deactivation could write back the document without the deactivation's position: on
  * FerretDB an account change therefore reads its position back and writes it again until it holds
  * (rare operations: a few lookups and a pause each). MongoDB applies $max atomically: one update.
+ *
+ * Every write and every read of the service goes through here, so a busy account's records and
+ * lookups are coalesced (see coalesce.ts): the records arriving while one is on its way go as one
+ * update of the highest position, the lookups arriving while one is on its way share the next one.
  */
 export const mongoWritePositions = async (url: string, dbName?: string): Promise<WritePositions & { close: () => Promise<void> }> => {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
@@ -43,13 +48,13 @@ export const mongoWritePositions = async (url: string, dbName?: string): Promise
     }
   };
 
-  const positions = async (accountId: string): Promise<AccountPositions> => {
+  const positions = freshReads(async (accountId: string): Promise<AccountPositions> => {
     const doc = await documents.findOne({ _id: accountId });
     return { lastWrite: toBigInt(doc?.position), lastAccountChange: toBigInt(doc?.account_change) };
-  };
+  });
 
   return {
-    record: (accountId, position) => raise(accountId, { position: Long.fromBigInt(position) }),
+    record: coalescedRaises((accountId: string, position: bigint) => raise(accountId, { position: Long.fromBigInt(position) })),
     async recordAccountChange(accountId, position) {
       const at = Long.fromBigInt(position);
       if (atomicUpdates) return raise(accountId, { position: at, account_change: at });

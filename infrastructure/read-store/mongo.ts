@@ -10,6 +10,7 @@ import {
   type Document,
   type Filter as MongoFilter,
 } from 'mongodb';
+import { freshReads } from '../coalesce.ts';
 import type { Collection, Doc, Filter, FindOptions, ReadStore, WriteOp } from './port.ts';
 
 /**
@@ -442,13 +443,16 @@ export const mongoReadStore = async (url: string, options: MongoReadStoreOptions
   const server: Server = { ferret: await isFerret(db), slot: limiter(FERRET_COMMANDS_IN_FLIGHT) };
   const checkpoints = db.collection<CheckpointDoc>('_checkpoints');
   const watcher = checkpointWatcher(checkpoints, options.pollIntervalMs ?? 10);
+  // Read on every request by caches of reference data (the breed catalogue): concurrent reads of
+  // one checkpoint share a lookup that started after they asked (see coalesce.ts).
+  const getCheckpoint = freshReads(async (name: string) => {
+    const doc = await checkpoints.findOne({ _id: name });
+    return doc ? fromLong(doc.position) : null;
+  });
 
   return {
     collection: <T extends Doc>(name: string) => new MongoCollection<T>(db, name, server),
-    async getCheckpoint(name) {
-      const doc = await checkpoints.findOne({ _id: name });
-      return doc ? fromLong(doc.position) : null;
-    },
+    getCheckpoint,
     setCheckpoint: watcher.set,
     waitForCheckpoints: watcher.wait,
     async drop(collections, names) {
