@@ -16,6 +16,7 @@ import { runAttempt } from './attempt.ts';
 import { scheduleDeliveries } from './schedule-deliveries.ts';
 import { sendDisabledNotice } from './disabled-notice.ts';
 import { mappedTopics } from './event-mapping.ts';
+import { cachedDecryption } from './secret-cache.ts';
 
 export type DispatcherOptions = {
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: loopback and private receivers allowed (development, tests). */
@@ -61,8 +62,9 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
   };
   const logger = deps.logger.child({ component: 'webhook-dispatcher' });
   const http = createHttpDelivery(options);
+  const secrets = cachedDecryption(deps.secrets);
   const scheduler = createScheduler(
-    (deliveryId) => runAttempt(deliveryId, { eventStore: deps.eventStore, secrets: deps.secrets, http, logger, enqueue: (id, at) => scheduler.enqueue(id, at) }),
+    (deliveryId) => runAttempt(deliveryId, { eventStore: deps.eventStore, secrets, http, logger, enqueue: (id, at) => scheduler.enqueue(id, at) }),
     { maxConcurrent: options.maxConcurrent, onError: (error, id) => logger.error({ err: error, delivery_id: id }, 'webhook attempt failed to run; the sweep retries it') },
   );
 
