@@ -21,6 +21,8 @@ import type { BenchItem, Figure } from './harness/types.ts';
  * BENCH_ITEMS        only the items whose file name starts with one of these (`1,3`)
  * BENCH_ADAPTERS     embedded | production | both (default: embedded, plus production when its URLs are set)
  * BENCH_CPU_PROF=1   the service writes a CPU profile to bench/results/profiles
+ * BENCH_WEBHOOK_BACKLOG  votes in item 4's backlog at most (default: none embedded, 1,000 on production adapters)
+ * BENCH_READY_TIMEOUT_S  how long a starting service may take to answer /ready (default 600)
  */
 const RESULTS = join(REPO_ROOT, 'bench', 'results');
 const ITEMS = join(REPO_ROOT, 'bench', 'items');

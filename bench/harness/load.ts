@@ -21,6 +21,8 @@ export type LoadOptions = {
   durationS: number;
   /** Requests per second over all connections (fixed rate); omitted = as fast as answered. */
   overallRate?: number;
+  /** Stop after this many requests instead of after durationS. */
+  amount?: number;
 };
 
 /** One bounded autocannon run (it stops by itself after durationS). */
@@ -31,7 +33,7 @@ export const load = async (options: LoadOptions): Promise<LoadResult> => {
     headers: options.headers,
     body: options.body,
     connections: options.connections ?? 16,
-    duration: options.durationS,
+    ...(options.amount ? { amount: options.amount } : { duration: options.durationS }),
     overallRate: options.overallRate,
     timeout: 10,
   });

@@ -1,22 +1,11 @@
 import { startChild } from '../harness/children.ts';
+import { rawAppendsPerSecond, serialCeiling } from '../harness/raw-appends.ts';
 import { cpuMeter } from '../harness/cpu.ts';
 import { figure } from '../harness/figure.ts';
 import { load, loadProblems, warmUp, type LoadOptions } from '../harness/load.ts';
 import type { BenchItem } from '../harness/types.ts';
 
 const CONNECTIONS = 16;
-
-/** Raw appends/s of the event store adapter the service uses, in a process of its own. */
-const rawAppends = async (env: NodeJS.ProcessEnv, durationS: number, warmupS: number): Promise<number> => {
-  const raw = startChild('bench/children/raw-appends.ts', { env });
-  try {
-    raw.send({ type: 'run', durationS, warmupS, concurrency: CONNECTIONS });
-    const appends = await raw.message<{ appends: number; seconds: number }>('result', (durationS + warmupS) * 1000 + 60_000);
-    return appends.appends / appends.seconds;
-  } finally {
-    await raw.stop();
-  }
-};
 
 /** A bare Fastify answering POST /v1/votes with the service's own answer from memory, under the same load. */
 const bareHttp = async (sample: { status: number; body: string }, votes: Omit<LoadOptions, 'url' | 'durationS'>, durationS: number, warmupS: number) => {
@@ -46,7 +35,7 @@ export const item: BenchItem = {
   name: '2 votes',
   target: 'POST /v1/votes ≥ 0.5× raw appends/s and ≥ 2,000/s; p50/p99 reported',
   async run(ctx) {
-    const rawPerSecond = await rawAppends(ctx.service.adapterEnv, ctx.durationS, ctx.warmupS);
+    const rawPerSecond = await rawAppendsPerSecond(ctx.service.adapterEnv, { durationS: ctx.durationS, warmupS: ctx.warmupS, concurrency: CONNECTIONS });
 
     const body = JSON.stringify({ image_id: 'bench-image', value: 1, sub_id: 'bench' });
     const shape = {
@@ -65,7 +54,7 @@ export const item: BenchItem = {
     const problems = loadProblems(result);
 
     const http = await bareHttp({ status: sample.status, body: JSON.stringify(sample.body) }, shape, ctx.durationS, ctx.warmupS);
-    const ceiling = http.okPerSecond > 0 && rawPerSecond > 0 ? 1 / (1 / http.okPerSecond + 1 / rawPerSecond) : null;
+    const ceiling = serialCeiling(http.okPerSecond, rawPerSecond);
     return [
       figure({
         item: this.name,
