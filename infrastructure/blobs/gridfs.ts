@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GridFSBucket, MongoClient } from 'mongodb';
+import { GridFSBucket } from 'mongodb';
+import { mongoClient } from '../mongo-client.ts';
 import { isValidBlobKey, type BlobStore } from './port.ts';
 
 /**
@@ -8,7 +9,7 @@ import { isValidBlobKey, type BlobStore } from './port.ts';
  * and then removes older files of the same name, so readers never see a partial blob.
  */
 export const gridFsBlobStore = async (url: string, dbName?: string): Promise<BlobStore> => {
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
+  const client = mongoClient(url);
   await client.connect();
   const db = client.db(dbName ?? (new URL(url).pathname.slice(1) || 'animal_data'));
   const bucket = new GridFSBucket(db, { bucketName: 'blobs' });

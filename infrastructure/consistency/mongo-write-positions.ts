@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Long, MongoClient } from 'mongodb';
+import { Long } from 'mongodb';
+import { mongoClient } from '../mongo-client.ts';
 import { coalescedRaises, freshReads } from '../coalesce.ts';
 import { type AccountPositions, type WritePositions } from './write-positions.ts';
 
@@ -31,7 +32,7 @@ const VERIFY_AGAIN_MS = 20;
  * update of the highest position, the lookups arriving while one is on its way share the next one.
  */
 export const mongoWritePositions = async (url: string, dbName?: string): Promise<WritePositions & { close: () => Promise<void> }> => {
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
+  const client = mongoClient(url);
   await client.connect();
   const documents = client.db(dbName ?? (new URL(url).pathname.slice(1) || 'animal_data')).collection<PositionsDoc>('_write_positions');
   // MongoDB applies $max atomically; FerretDB (which names itself in buildInfo) does not.

@@ -2,7 +2,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import {
   Long,
   MongoBulkWriteError,
-  MongoClient,
   MongoServerError,
   type AnyBulkWriteOperation,
   type Collection as MongoCollectionHandle,
@@ -10,6 +9,7 @@ import {
   type Document,
   type Filter as MongoFilter,
 } from 'mongodb';
+import { mongoClient } from '../mongo-client.ts';
 import { freshReads } from '../coalesce.ts';
 import type { Collection, Doc, Filter, FindOptions, ReadStore, WriteOp } from './port.ts';
 
@@ -437,7 +437,7 @@ const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, po
 export type MongoReadStoreOptions = { pollIntervalMs?: number; dbName?: string };
 
 export const mongoReadStore = async (url: string, options: MongoReadStoreOptions = {}): Promise<ReadStore> => {
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
+  const client = mongoClient(url);
   await client.connect();
   const db = client.db(options.dbName ?? (new URL(url).pathname.slice(1) || 'animal_data'));
   const server: Server = { ferret: await isFerret(db), slot: limiter(FERRET_COMMANDS_IN_FLIGHT) };

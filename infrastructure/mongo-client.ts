@@ -1,0 +1,21 @@
+import { MongoClient, type MongoClientOptions } from 'mongodb';
+
+/** A server that cannot be selected fails a call within this time. */
+export const SERVER_SELECTION_TIMEOUT_MS = 10_000;
+/** An operation whose socket stays silent this long fails instead of waiting for ever. */
+export const SOCKET_TIMEOUT_MS = 60_000;
+
+const setInUrl = (url: string, option: string): boolean => new RegExp(`[?&]${option}=`, 'i').test(url);
+
+/**
+ * The client options every MongoDB adapter uses: selection fails within 10 s, and a silent socket
+ * within 60 s — a Mongo-wire server that stops answering (FerretDB v1.24 on SQLite can, see the
+ * README) otherwise holds a projection, a bus handler or a request for ever. An option given in
+ * MONGO_URL (`?socketTimeoutMS=…`) is left to the URL.
+ */
+export const mongoClientOptions = (url: string): MongoClientOptions => ({
+  ...(setInUrl(url, 'serverSelectionTimeoutMS') ? {} : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS }),
+  ...(setInUrl(url, 'socketTimeoutMS') ? {} : { socketTimeoutMS: SOCKET_TIMEOUT_MS }),
+});
+
+export const mongoClient = (url: string): MongoClient => new MongoClient(url, mongoClientOptions(url));
