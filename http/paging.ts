@@ -49,3 +49,11 @@ export const commaList = (value: string | undefined): string[] =>
         .map((item) => item.trim().toLowerCase())
         .filter(Boolean)
     : [];
+
+/** Up to `size` items drawn at random without repeats (order=RANDOM). */
+export const drawRandom = <T>(items: readonly T[], size: number): T[] => {
+  const pool = [...items];
+  const drawn: T[] = [];
+  while (drawn.length < size && pool.length > 0) drawn.push(pool.splice(Math.floor(Math.random() * pool.length), 1)[0]);
+  return drawn;
+};

@@ -1,7 +1,10 @@
+import { LRUCache } from 'lru-cache';
 import type { Breed } from '../contracts/breeds.ts';
+import type { Order } from '../contracts/paging.ts';
 import { REFERENCE_COLLECTIONS, REFERENCE_PROJECTIONS, type BreedDoc } from '../contracts/reference-read-models.ts';
 import { LANGUAGES, type Language } from '../domain/reference-data/vocabulary.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import { drawRandom } from '../http/paging.ts';
 
 export type CatalogueEntry = {
   doc: BreedDoc;
@@ -22,6 +25,25 @@ export type BreedSelection = {
   extinct?: boolean;
 };
 
+/** How a list asks for its page (order undefined = by name, as ASC). */
+export type BreedPaging = { order: Order | undefined; page: number; limit: number; lang: Language };
+
+/** A list answer: the page as JSON bytes, the number of matching breeds, the language it is in. */
+export type BreedListAnswer = { body: Buffer; total: number; language: Language };
+
+/** Bytes of list answers kept per snapshot (a full page of 1,000 breeds is a few MB). */
+const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+const jsonArray = (items: Buffer[]): Buffer => {
+  const parts: Buffer[] = [OPEN];
+  items.forEach((item, index) => parts.push(...(index === 0 ? [item] : [COMMA, item])));
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
+};
+
 const toEntry = (doc: BreedDoc): CatalogueEntry => {
   const resources = {} as Record<Language, Breed>;
   const json = {} as Record<Language, Buffer>;
@@ -35,15 +57,56 @@ const toEntry = (doc: BreedDoc): CatalogueEntry => {
   return { doc, resources, json, translated };
 };
 
+const matching = (entries: CatalogueEntry[], selection: BreedSelection): CatalogueEntry[] => {
+  const include = selection.breedGroups.length > 0 ? new Set(selection.breedGroups) : null;
+  const exclude = selection.excludeBreedGroups.length > 0 ? new Set(selection.excludeBreedGroups) : null;
+  const q = selection.q?.toLowerCase();
+  const venom = selection.venomCode?.toUpperCase();
+  const result: CatalogueEntry[] = [];
+  for (const entry of entries) {
+    const doc = entry.doc;
+    if (selection.species_id !== undefined && doc.species_id !== selection.species_id) continue;
+    if (selection.extinct !== undefined && doc.extinct !== selection.extinct) continue;
+    if (include && !include.has(doc.breed_group_lc)) continue;
+    if (exclude && exclude.has(doc.breed_group_lc)) continue;
+    if (q !== undefined && !doc.name_lc.includes(q)) continue;
+    if (venom !== undefined && !doc.venom_code_list.includes(venom)) continue;
+    result.push(entry);
+  }
+  return result;
+};
+
+/** The page of `selected` the paging asks for; Content-Language is `lang` when a breed on it has that translation. */
+const answer = (selected: CatalogueEntry[], paging: BreedPaging): BreedListAnswer => {
+  let page: CatalogueEntry[];
+  if (paging.order === 'RANDOM') page = drawRandom(selected, paging.limit);
+  else {
+    const start = paging.page * paging.limit;
+    page = paging.order === 'DESC' ? selected.slice().reverse().slice(start, start + paging.limit) : selected.slice(start, start + paging.limit);
+  }
+  return {
+    body: jsonArray(page.map((entry) => entry.json[paging.lang])),
+    total: selected.length,
+    language: page.some((entry) => entry.translated.has(paging.lang)) ? paging.lang : 'en',
+  };
+};
+
 /**
  * The breeds read model held ready for serving: sorted by name (case-insensitive, then id), with
  * the resource of every language built and serialised, and refreshed whenever the breeds
  * projection's checkpoint moves. Breed lists are the hottest read of the API (GET /breeds); this
  * keeps a request down to a filter over a few hundred entries, a slice and a string join — no
- * sorting, copying or per-request serialisation.
+ * sorting, copying or per-request serialisation. A page asked for again (the same filters, order,
+ * page, limit and language) is answered with the bytes built the first time, until the snapshot
+ * is replaced; random pages are drawn anew each time.
  */
 export const breedCatalogue = (readStore: ReadStore) => {
-  type Snapshot = { position: bigint | null; entries: CatalogueEntry[]; byId: Map<string, CatalogueEntry> };
+  type Snapshot = {
+    position: bigint | null;
+    entries: CatalogueEntry[];
+    byId: Map<string, CatalogueEntry>;
+    answers: LRUCache<string, BreedListAnswer>;
+  };
   let cached: Snapshot | null = null;
   let loading: Promise<Snapshot> | null = null;
 
@@ -54,7 +117,12 @@ export const breedCatalogue = (readStore: ReadStore) => {
       try {
         const docs = await readStore.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds).find({}, { sort: { name_lc: 1, _id: 1 } });
         const entries = docs.map(toEntry);
-        const snapshot: Snapshot = { position, entries, byId: new Map(entries.map((entry) => [entry.doc.id, entry])) };
+        const snapshot: Snapshot = {
+          position,
+          entries,
+          byId: new Map(entries.map((entry) => [entry.doc.id, entry])),
+          answers: new LRUCache({ maxSize: ANSWER_CACHE_BYTES, sizeCalculation: (answer) => answer.body.length + 1 }),
+        };
         cached = snapshot;
         return snapshot;
       } finally {
@@ -68,25 +136,17 @@ export const breedCatalogue = (readStore: ReadStore) => {
     async get(id: string): Promise<CatalogueEntry | undefined> {
       return (await load()).byId.get(id);
     },
-    /** The breeds matching the selection, in name order. */
-    async select(selection: BreedSelection): Promise<CatalogueEntry[]> {
-      const { entries } = await load();
-      const include = selection.breedGroups.length > 0 ? new Set(selection.breedGroups) : null;
-      const exclude = selection.excludeBreedGroups.length > 0 ? new Set(selection.excludeBreedGroups) : null;
-      const q = selection.q?.toLowerCase();
-      const venom = selection.venomCode?.toUpperCase();
-      const result: CatalogueEntry[] = [];
-      for (const entry of entries) {
-        const doc = entry.doc;
-        if (selection.species_id !== undefined && doc.species_id !== selection.species_id) continue;
-        if (selection.extinct !== undefined && doc.extinct !== selection.extinct) continue;
-        if (include && !include.has(doc.breed_group_lc)) continue;
-        if (exclude && exclude.has(doc.breed_group_lc)) continue;
-        if (q !== undefined && !doc.name_lc.includes(q)) continue;
-        if (venom !== undefined && !doc.venom_code_list.includes(venom)) continue;
-        result.push(entry);
+    /** One page of the breeds matching the selection, as the list operations answer it. */
+    async page(selection: BreedSelection, paging: BreedPaging): Promise<BreedListAnswer> {
+      const snapshot = await load();
+      if (paging.order === 'RANDOM') return answer(matching(snapshot.entries, selection), paging);
+      const key = JSON.stringify([selection, paging]);
+      let cached = snapshot.answers.get(key);
+      if (!cached) {
+        cached = answer(matching(snapshot.entries, selection), paging);
+        snapshot.answers.set(key, cached);
       }
-      return result;
+      return cached;
     },
   };
 };

@@ -8,7 +8,7 @@ import { REFERENCE_COLLECTIONS, type ColourDoc } from '../../contracts/reference
 import { DomainError } from '../../domain/errors.ts';
 import type { Language } from '../../domain/reference-data/vocabulary.ts';
 import { commaList, setPaginationHeaders } from '../../http/paging.ts';
-import { breedCatalogue, type CatalogueEntry } from '../breed-catalogue.ts';
+import { breedCatalogue } from '../breed-catalogue.ts';
 import type { QueryApiDeps } from '../deps.ts';
 
 type BreedListQuery = {
@@ -29,23 +29,6 @@ type BreedListQuery = {
  * test holds that shape to the Breed schema the route documents): bytes go out untouched.
  */
 const sendJson = (reply: FastifyReply, json: Buffer): FastifyReply => reply.type('application/json; charset=utf-8').send(json);
-
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
-const jsonArray = (items: Buffer[]): Buffer => {
-  const parts: Buffer[] = [OPEN];
-  items.forEach((item, index) => parts.push(...(index === 0 ? [item] : [COMMA, item])));
-  parts.push(CLOSE);
-  return Buffer.concat(parts);
-};
-
-const drawRandom = <T>(items: T[], size: number): T[] => {
-  const pool = [...items];
-  const drawn: T[] = [];
-  while (drawn.length < size && pool.length > 0) drawn.push(pool.splice(Math.floor(Math.random() * pool.length), 1)[0]);
-  return drawn;
-};
 
 const toColour = (doc: ColourDoc) => ({
   id: doc.id,
@@ -72,25 +55,20 @@ export const breedQueryRoutes =
     const tags = ['breeds'];
 
     const list = async (reply: FastifyReply, query: BreedListQuery) => {
-      const selected = await catalogue.select({
-        species_id: query.species_id,
-        breedGroups: commaList(query.breed_groups),
-        excludeBreedGroups: commaList(query.exclude_breed_groups),
-        q: query.q,
-        venomCode: query.venom_code,
-        extinct: queryBoolean(query.extinct),
-      });
-      setPaginationHeaders(reply, selected.length, query.page, query.limit);
-      const order = normaliseOrder(query.order);
-      let page: CatalogueEntry[];
-      if (order === 'RANDOM') page = drawRandom(selected, query.limit);
-      else {
-        const start = query.page * query.limit;
-        page = order === 'DESC' ? selected.slice().reverse().slice(start, start + query.limit) : selected.slice(start, start + query.limit);
-      }
-      const lang = query.lang ?? 'en';
-      reply.header('Content-Language', page.some((entry) => entry.translated.has(lang)) ? lang : 'en');
-      return sendJson(reply, jsonArray(page.map((entry) => entry.json[lang])));
+      const answer = await catalogue.page(
+        {
+          species_id: query.species_id,
+          breedGroups: commaList(query.breed_groups),
+          excludeBreedGroups: commaList(query.exclude_breed_groups),
+          q: query.q,
+          venomCode: query.venom_code,
+          extinct: queryBoolean(query.extinct),
+        },
+        { order: normaliseOrder(query.order), page: query.page, limit: query.limit, lang: query.lang ?? 'en' },
+      );
+      setPaginationHeaders(reply, answer.total, query.page, query.limit);
+      reply.header('Content-Language', answer.language);
+      return sendJson(reply, answer.body);
     };
 
     app.get(

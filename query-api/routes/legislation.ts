@@ -16,7 +16,7 @@ import { normaliseOrder } from '../../contracts/paging.ts';
 import { REFERENCE_COLLECTIONS, type BreedDoc, type CountryDoc, type LegislationDoc } from '../../contracts/reference-read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { Filter } from '../../infrastructure/read-store/port.ts';
-import { commaList, setPaginationHeaders } from '../../http/paging.ts';
+import { commaList, drawRandom, setPaginationHeaders } from '../../http/paging.ts';
 import { requireBreed } from '../reference-lookups.ts';
 import type { QueryApiDeps } from '../deps.ts';
 
@@ -50,13 +50,6 @@ const speciesFilter = (query: { species_id?: string; animal_type?: 'dog' | 'cat'
   if (query.species_id !== undefined) for (const id of [...species]) if (id !== query.species_id) species.delete(id);
   if (query.animal_type !== undefined) species.delete(query.animal_type === 'dog' ? '1' : '2');
   return query.species_id === undefined && query.animal_type === undefined ? {} : { species_id: { $in: [...species] } };
-};
-
-const drawRandom = <T>(items: T[], size: number): T[] => {
-  const pool = [...items];
-  const drawn: T[] = [];
-  while (drawn.length < size && pool.length > 0) drawn.push(pool.splice(Math.floor(Math.random() * pool.length), 1)[0]);
-  return drawn;
 };
 
 /**
