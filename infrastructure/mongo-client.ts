@@ -2,19 +2,24 @@ import { MongoClient, type MongoClientOptions } from 'mongodb';
 
 /** A server that cannot be selected fails a call within this time. */
 export const SERVER_SELECTION_TIMEOUT_MS = 10_000;
+/** A new connection (TCP and handshake) must be up within this time. */
+export const CONNECT_TIMEOUT_MS = 10_000;
 /** An operation whose socket stays silent this long fails instead of waiting for ever. */
 export const SOCKET_TIMEOUT_MS = 60_000;
 
 const setInUrl = (url: string, option: string): boolean => new RegExp(`[?&]${option}=`, 'i').test(url);
 
 /**
- * The client options every MongoDB adapter uses: selection fails within 10 s, and a silent socket
- * within 60 s — a Mongo-wire server that stops answering (FerretDB v1.24 on SQLite can, see the
- * README) otherwise holds a projection, a bus handler or a request for ever. An option given in
- * MONGO_URL (`?socketTimeoutMS=…`) is left to the URL.
+ * The client options every MongoDB adapter uses: selection fails within 10 s, a new connection's
+ * handshake within 10 s, and a silent socket within 60 s — a Mongo-wire server that stops
+ * answering (FerretDB v1.24 on SQLite can, see the README) otherwise holds a projection, a bus
+ * handler or a request for ever. (The connect bound matters too: a stopped server's kernel still
+ * accepts TCP connections, so the driver's retry of a timed-out read would wait out the default
+ * 30 s handshake.) An option given in MONGO_URL (`?socketTimeoutMS=…`) is left to the URL.
  */
 export const mongoClientOptions = (url: string): MongoClientOptions => ({
   ...(setInUrl(url, 'serverSelectionTimeoutMS') ? {} : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS }),
+  ...(setInUrl(url, 'connectTimeoutMS') ? {} : { connectTimeoutMS: CONNECT_TIMEOUT_MS }),
   ...(setInUrl(url, 'socketTimeoutMS') ? {} : { socketTimeoutMS: SOCKET_TIMEOUT_MS }),
 });
 
