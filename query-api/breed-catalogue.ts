@@ -31,8 +31,15 @@ export type BreedPaging = { order: Order | undefined; page: number; limit: numbe
 /** A list answer: the page as JSON bytes, the number of matching breeds, the language it is in. */
 export type BreedListAnswer = { body: Buffer; total: number; language: Language };
 
-/** Bytes of list answers kept per snapshot (a full page of 1,000 breeds is a few MB). */
+/**
+ * List answers kept per snapshot: at most this many bytes (a full page of 1,000 breeds is a few
+ * MB) and this many answers — the key is the caller's query (any page number, any `q`), so pages
+ * past the end, two bytes each, must not be able to pile up unbounded.
+ */
 const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
+const ANSWER_CACHE_ENTRIES = 2000;
+/** What an answer costs besides its body and key (the entry and answer objects), roughly. */
+const ANSWER_OVERHEAD_BYTES = 200;
 
 const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
@@ -121,7 +128,11 @@ export const breedCatalogue = (readStore: ReadStore) => {
           position,
           entries,
           byId: new Map(entries.map((entry) => [entry.doc.id, entry])),
-          answers: new LRUCache({ maxSize: ANSWER_CACHE_BYTES, sizeCalculation: (answer) => answer.body.length + 1 }),
+          answers: new LRUCache({
+            max: ANSWER_CACHE_ENTRIES,
+            maxSize: ANSWER_CACHE_BYTES,
+            sizeCalculation: (answer, key) => answer.body.length + key.length * 2 + ANSWER_OVERHEAD_BYTES,
+          }),
         };
         cached = snapshot;
         return snapshot;
