@@ -83,7 +83,7 @@ const commonBreedFields = {
   venom_codes: Type.Array(VenomCode, { minItems: 1 }),
   colours: Type.Array(BreedColour, { minItems: 1 }),
   care_tips: Type.Array(BreedCareTip, { minItems: 2, maxItems: 3 }),
-  translations: translations(Type.Object({ name: NonEmpty, description: NonEmpty }, strict), true),
+  translations: translations(Type.Object({ name: NonEmpty, description: NonEmpty, temperament: NonEmpty, origin: NonEmpty }, strict), true),
 };
 
 /** The cat ratings and flags are the API's own lists; `rare` is a common field of every breed file. */
