@@ -4,9 +4,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { breedColourId, careTipId, speciesOfAnimalType } from '../domain/reference-data/vocabulary.ts';
+import { LANGUAGES, breedColourId, careTipId, speciesOfAnimalType } from '../domain/reference-data/vocabulary.ts';
 import type { ReferenceKind } from '../domain/reference-data/record.ts';
-import { DATA_FILES, type Breed, type Category, type Country, type Fact, type HealthTip, type Law, type SpeciesColour } from './schemas.ts';
+import { DATA_FILES, TRANSLATABLE_FIELDS, type Breed, type Category, type Country, type Fact, type HealthTip, type Law, type SpeciesColour } from './schemas.ts';
 
 /** The folder holding the authored data files (this file's own folder). */
 export const REFERENCE_DATA_DIR = dirname(fileURLToPath(import.meta.url));
@@ -70,8 +70,58 @@ const checkerOf = (schema: TSchema): TypeCheck<TSchema> => {
   return checker;
 };
 
-/** Schema problems of every record of every file, one line per problem (at most 5 per record). */
-const schemaProblems = (files: Record<DataFile, unknown>): string[] => {
+const recordLabel = (name: DataFile, index: number, record: unknown): string =>
+  `${name}[${index}]${record && typeof record === 'object' && 'id' in record ? ` (${String(record.id)})` : ''}`;
+
+/** Which translatable kind of record each file holds (files not listed hold no translated text). */
+const TRANSLATED_FILES: Partial<Record<DataFile, keyof typeof TRANSLATABLE_FIELDS>> = {
+  'breeds/cats.json': 'breed',
+  'breeds/dogs-1.json': 'breed',
+  'breeds/dogs-2.json': 'breed',
+  'breeds/horses.json': 'breed',
+  'facts/cats.json': 'fact',
+  'facts/dogs.json': 'fact',
+  'facts/horses.json': 'fact',
+  'health-tips.json': 'healthtip',
+};
+
+const isText = (value: unknown): boolean => typeof value === 'string' && value.trim().length > 0;
+
+/**
+ * Every translatable field of every record in all four languages: English in the field itself,
+ * es/fr/de under `translations.<lang>.<field>`. One line per missing text, naming the record,
+ * e.g. `facts/cats.json[4] (fact-cat-005): title has no de text`. Checked before the schemas
+ * so a missing translation reads as such rather than as a generic schema error.
+ */
+export const translationProblems = (files: Partial<Record<DataFile, unknown>>): string[] => {
+  const problems: string[] = [];
+  for (const name of DATA_FILE_NAMES) {
+    const kind = TRANSLATED_FILES[name];
+    const records = files[name];
+    if (!kind || !Array.isArray(records)) continue;
+    records.forEach((record: unknown, index) => {
+      if (!record || typeof record !== 'object') return;
+      const fields = record as Record<string, unknown>;
+      const translations = (fields.translations && typeof fields.translations === 'object' ? fields.translations : {}) as Record<string, unknown>;
+      for (const field of TRANSLATABLE_FIELDS[kind]) {
+        for (const lang of LANGUAGES) {
+          const translated = translations[lang];
+          const text =
+            lang === 'en' ? fields[field] : translated && typeof translated === 'object' ? (translated as Record<string, unknown>)[field] : undefined;
+          if (!isText(text)) problems.push(`${recordLabel(name, index, record)}: ${field} has no ${lang} text`);
+        }
+      }
+    });
+  }
+  return problems;
+};
+
+/**
+ * Schema problems of every record of every file, one line per problem (at most 5 per record).
+ * `reported` names records whose translations were already reported, so their `/translations`
+ * errors are not repeated.
+ */
+const schemaProblems = (files: Record<DataFile, unknown>, reported = new Set<string>()): string[] => {
   const problems: string[] = [];
   for (const name of DATA_FILE_NAMES) {
     const records = files[name];
@@ -82,9 +132,10 @@ const schemaProblems = (files: Record<DataFile, unknown>): string[] => {
     const checker = checkerOf(DATA_FILES[name]);
     records.forEach((record, index) => {
       if (checker.Check(record)) return;
-      const label = `${name}[${index}]${record && typeof record === 'object' && 'id' in record ? ` (${String(record.id)})` : ''}`;
+      const label = recordLabel(name, index, record);
       let shown = 0;
       for (const error of checker.Errors(record)) {
+        if (reported.has(label) && error.path.startsWith('/translations')) continue;
         problems.push(`${label}${error.path || '/'}: ${error.message}`);
         if (++shown === 5) break;
       }
@@ -176,7 +227,8 @@ export const parseDataset = (raw: Record<DataFile, Buffer | string>, hash: strin
     }
   }
   if (problems.length > 0) return { dataset: null, problems };
-  problems.push(...schemaProblems(files));
+  const untranslated = translationProblems(files);
+  problems.push(...untranslated, ...schemaProblems(files, new Set(untranslated.map((problem) => problem.slice(0, problem.indexOf(': '))))));
   if (problems.length > 0) return { dataset: null, problems };
   const list = (name: DataFile) => files[name] as unknown[];
   const data = {

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
-import { DATA_FILES, MINIMUM_COUNTS, type Breed, type Country, type Fact, type HealthTip, type Law, type SpeciesColour } from './schemas.ts';
-import { DATA_FILE_NAMES, REFERENCE_DATA_DIR, integrityProblems, loadDataset, type Dataset } from './dataset.ts';
+import { DATA_FILES, MINIMUM_COUNTS, TRANSLATABLE_FIELDS, type Breed, type Country, type Fact, type HealthTip, type Law, type SpeciesColour } from './schemas.ts';
+import { DATA_FILE_NAMES, REFERENCE_DATA_DIR, integrityProblems, loadDataset, parseDataset, type DataFile, type Dataset } from './dataset.ts';
 
 /**
  * The authored data, checked straight from the files: every record against its schema, the
@@ -96,6 +96,51 @@ describe('reference data files', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('has every translatable field in English, Spanish, French and German', () => {
+    const expected: [string, { id: string }[], readonly string[]][] = [
+      ['breed', breeds, ['name', 'description', 'temperament', 'origin']],
+      ['fact', facts, ['title', 'fact']],
+      ['health tip', tips, ['title', 'description']],
+    ];
+    const missing: string[] = [];
+    for (const [kind, records, fields] of expected) {
+      for (const record of records) {
+        const text = record as unknown as Record<string, unknown> & { translations?: Record<string, Record<string, unknown> | undefined> };
+        for (const field of fields) {
+          if (typeof text[field] !== 'string' || (text[field] as string).trim() === '') missing.push(`${kind} ${record.id} en ${field}`);
+          for (const lang of ['es', 'fr', 'de']) {
+            const value = text.translations?.[lang]?.[field];
+            if (typeof value !== 'string' || value.trim() === '') missing.push(`${kind} ${record.id} ${lang} ${field}`);
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(TRANSLATABLE_FIELDS).toEqual({ breed: expected[0][2], fact: expected[1][2], healthtip: expected[2][2] });
+  });
+
+  it('translates each breed temperament adjective the same way everywhere', () => {
+    const seen = new Map<string, string>();
+    const clashes: string[] = [];
+    for (const breed of breeds) {
+      const english = breed.temperament.split(', ');
+      for (const lang of ['es', 'fr', 'de'] as const) {
+        const translated = breed.translations[lang].temperament.split(', ');
+        if (translated.length !== english.length) {
+          clashes.push(`${breed.id} ${lang}: ${english.length} adjectives in English, ${translated.length} translated`);
+          continue;
+        }
+        english.forEach((word, index) => {
+          const key = `${lang}:${word}`;
+          const previous = seen.get(key);
+          if (previous !== undefined && previous !== translated[index]) clashes.push(`${key} → ${previous} / ${translated[index]} (${breed.id})`);
+          seen.set(key, translated[index]);
+        });
+      }
+    }
+    expect(clashes).toEqual([]);
+  });
+
   it('passes the import’s own validation', async () => {
     const { dataset, problems } = await loadDataset();
     expect(problems).toEqual([]);
@@ -124,6 +169,46 @@ describe('the import’s validator', () => {
     expect(problems).toContain(`breed ${second.id}: venom code NOT-A-COLOUR is not one of its colours`);
     expect(problems.some((problem) => problem.startsWith(`breed ${second.id}:`) && problem.includes('primary venom codes'))).toBe(true);
     expect(problems).toContain(`law ${data.laws[0].id}: unknown country ZZ`);
+  });
+
+  it('fails the import naming each record that misses a language of a translatable field', () => {
+    const raw = Object.fromEntries(DATA_FILE_NAMES.map((name) => [name, readFileSync(join(REFERENCE_DATA_DIR, name), 'utf8')])) as Record<DataFile, string>;
+    const edit = <T>(name: DataFile, change: (records: T[]) => void) => {
+      const records = JSON.parse(raw[name]) as T[];
+      change(records);
+      raw[name] = JSON.stringify(records);
+    };
+    edit<Fact>('facts/dogs.json', (records) => {
+      delete (records[2].translations as Partial<Fact['translations']>).de;
+      delete (records[5] as Partial<Fact>).translations;
+    });
+    edit<Breed>('breeds/horses.json', (records) => {
+      records[1].translations.es.temperament = ' ';
+      records[3].origin = '';
+    });
+    edit<HealthTip>('health-tips.json', (records) => {
+      delete (records[0].translations.fr as Partial<HealthTip['translations']['fr']>).description;
+    });
+    const dogFacts = JSON.parse(raw['facts/dogs.json']) as Fact[];
+    const horses = JSON.parse(raw['breeds/horses.json']) as Breed[];
+    const tip = (JSON.parse(raw['health-tips.json']) as HealthTip[])[0];
+
+    const { dataset, problems } = parseDataset(raw, 'test');
+    expect(dataset).toBeNull();
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        `facts/dogs.json[2] (${dogFacts[2].id}): title has no de text`,
+        `facts/dogs.json[2] (${dogFacts[2].id}): fact has no de text`,
+        `facts/dogs.json[5] (${dogFacts[5].id}): title has no es text`,
+        `facts/dogs.json[5] (${dogFacts[5].id}): fact has no fr text`,
+        `breeds/horses.json[1] (${horses[1].id}): temperament has no es text`,
+        `breeds/horses.json[3] (${horses[3].id}): origin has no en text`,
+        `health-tips.json[0] (${tip.id}): description has no fr text`,
+      ]),
+    );
+    // Each missing text is named once, not repeated as a generic schema error on the translations.
+    expect(problems.filter((problem) => problem.includes('/translations'))).toEqual([]);
+    expect(problems.filter((problem) => problem.startsWith(`facts/dogs.json[5] `))).toHaveLength(6);
   });
 
   it('accepts the data as authored', async () => {

@@ -34,14 +34,25 @@ const IsoCountryList = Type.String({ pattern: '^[A-Z]{2}(,[A-Z]{2})*$' });
 const IsoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
 
 
-const translations = <T extends TSchema>(item: T, required: boolean) =>
-  Type.Object(
-    Object.fromEntries(TRANSLATED_LANGUAGES.map((lang) => [lang, required ? item : Type.Optional(item)])) as Record<
-      (typeof TRANSLATED_LANGUAGES)[number],
-      T
-    >,
+/**
+ * The fields served in every language, per kind of record: the English text is the field itself,
+ * es/fr/de live under `translations.<lang>.<field>`. Breed care tips are served in English only
+ * (their read model carries no translations), so they are not listed.
+ */
+export const TRANSLATABLE_FIELDS = {
+  breed: ['name', 'description', 'temperament', 'origin'],
+  fact: ['title', 'fact'],
+  healthtip: ['title', 'description'],
+} as const;
+
+/** `{es: {…fields}, fr: …, de: …}`, every language and every field required. */
+const translations = <const F extends readonly string[]>(fields: F) => {
+  const item = Type.Object(Object.fromEntries(fields.map((field) => [field, NonEmpty])) as Record<F[number], typeof NonEmpty>, strict);
+  return Type.Object(
+    Object.fromEntries(TRANSLATED_LANGUAGES.map((lang) => [lang, item])) as Record<(typeof TRANSLATED_LANGUAGES)[number], typeof item>,
     strict,
   );
+};
 
 export const VenomCode = Type.Object({ code: NonEmpty, name: NonEmpty, is_primary: Type.Boolean() }, strict);
 
@@ -83,7 +94,7 @@ const commonBreedFields = {
   venom_codes: Type.Array(VenomCode, { minItems: 1 }),
   colours: Type.Array(BreedColour, { minItems: 1 }),
   care_tips: Type.Array(BreedCareTip, { minItems: 2, maxItems: 3 }),
-  translations: translations(Type.Object({ name: NonEmpty, description: NonEmpty, temperament: NonEmpty, origin: NonEmpty }, strict), true),
+  translations: translations(TRANSLATABLE_FIELDS.breed),
 };
 
 /** The cat ratings and flags are the API's own lists; `rare` is a common field of every breed file. */
@@ -205,7 +216,7 @@ export const Fact = Type.Object(
     species_id: SpeciesNumber,
     breed_id: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
     sources: Type.Array(Url, { minItems: 1 }),
-    translations: Type.Optional(translations(Type.Object({ title: NonEmpty, fact: NonEmpty }, strict), false)),
+    translations: translations(TRANSLATABLE_FIELDS.fact),
   },
   strict,
 );
@@ -220,7 +231,7 @@ export const HealthTip = Type.Object(
     species_id: SpeciesNumber,
     breed_id: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
     sources: Type.Array(Url),
-    translations: translations(Type.Object({ title: NonEmpty, description: NonEmpty }, strict), true),
+    translations: translations(TRANSLATABLE_FIELDS.healthtip),
   },
   strict,
 );
