@@ -43,7 +43,7 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (p ??= load().catch((err) => { p = null; throw err; }));
 }
 
-const sessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' } as const;
+const sessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', enableCpuMemArena: false, enableMemPattern: false } as const;
 
 const safetyModel = once(async () => {
   const o = await onnx();
