@@ -38,12 +38,16 @@ export class VisionTaskTimeoutError extends Error {
   override name = 'VisionTaskTimeoutError';
 }
 
-type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
-type Slot = { worker: Worker; pending: Map<number, Pending> };
+type Job = { task: TaskBody; resolve: (v: unknown) => void; reject: (e: Error) => void };
+type Slot = { worker: Worker; job: (Job & { id: number; timer: NodeJS.Timeout }) | null };
 
+/**
+ * Up to `size` workers of one runtime. Jobs wait here in arrival order and go to a worker only when
+ * it is idle, so the timeout measures a job's own run, not the queue in front of it.
+ */
 class WorkerPool {
   private slots: Slot[] = [];
-  private next = 0;
+  private queue: Job[] = [];
   private seq = 0;
   private closed = false;
 
@@ -56,45 +60,45 @@ class WorkerPool {
 
   run<T>(task: TaskBody): Promise<T> {
     if (this.closed) return Promise.reject(new Error('vision models are closed'));
-    const slot = this.pick();
-    const id = ++this.seq;
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        slot.pending.delete(id);
-        reject(new VisionTaskTimeoutError(`${task.op} took longer than ${this.timeoutMs} ms`));
-        this.discard(slot, new VisionTaskTimeoutError('worker replaced after a task timed out'));
-      }, this.timeoutMs);
-      timer.unref();
-      slot.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      slot.worker.ref(); // an idle worker does not keep the process alive; a busy one does
-      slot.worker.postMessage({ ...task, id } as Task);
+      this.queue.push({ task, resolve: resolve as (v: unknown) => void, reject });
+      this.dispatch();
     });
   }
 
-  private pick(): Slot {
-    if (this.slots.length < this.size) {
-      const slot = this.spawn();
-      this.slots.push(slot);
-      return slot;
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => s.job === null);
+      if (!slot && this.slots.length < this.size) {
+        slot = this.spawn();
+        this.slots.push(slot);
+      }
+      if (!slot) return;
+      const job = this.queue.shift()!;
+      const id = ++this.seq;
+      const timer = setTimeout(() => {
+        this.discard(slot, new VisionTaskTimeoutError(`${job.task.op} took longer than ${this.timeoutMs} ms; its worker was replaced`));
+      }, this.timeoutMs);
+      slot.job = { ...job, id, timer };
+      slot.worker.ref(); // an idle worker does not keep the process alive; a busy one does
+      // the image bytes move to the worker instead of being copied
+      slot.worker.postMessage({ ...job.task, id } as Task, [job.task.image.buffer as ArrayBuffer]);
     }
-    // the least busy worker, round robin among equals
-    let best = this.slots[this.next++ % this.slots.length];
-    for (const s of this.slots) if (s.pending.size < best.pending.size) best = s;
-    return best;
   }
 
   private spawn(): Slot {
     const data: WorkerData = { kind: this.kind, modelDir: this.modelDir };
     const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: data, stdout: false, stderr: false });
-    const slot: Slot = { worker, pending: new Map() };
+    const slot: Slot = { worker, job: null };
     worker.on('message', (reply: Reply) => {
-      const p = slot.pending.get(reply.id);
-      if (!p) return;
-      slot.pending.delete(reply.id);
-      clearTimeout(p.timer);
-      if (slot.pending.size === 0) worker.unref();
-      if (reply.ok) p.resolve(reply.result);
-      else p.reject(toError(reply.error));
+      const job = slot.job;
+      if (!job || job.id !== reply.id) return;
+      clearTimeout(job.timer);
+      slot.job = null;
+      worker.unref();
+      if (reply.ok) job.resolve(reply.result);
+      else job.reject(toError(reply.error));
+      this.dispatch();
     });
     worker.on('error', (err) => this.discard(slot, err));
     worker.on('exit', (code) => this.discard(slot, new Error(`vision worker exited with code ${code}`)));
@@ -102,26 +106,30 @@ class WorkerPool {
     return slot;
   }
 
+  /** Drops a broken or stuck worker: its job fails, the queue goes on with a new worker. */
   private discard(slot: Slot, err: Error): void {
     const i = this.slots.indexOf(slot);
-    if (i >= 0) this.slots.splice(i, 1);
-    for (const p of slot.pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(err);
+    if (i < 0) return;
+    this.slots.splice(i, 1);
+    if (slot.job) {
+      clearTimeout(slot.job.timer);
+      slot.job.reject(err);
+      slot.job = null;
     }
-    slot.pending.clear();
     void slot.worker.terminate().catch(() => undefined);
+    if (!this.closed) this.dispatch();
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new Error('vision models are closed'));
     const slots = this.slots.splice(0);
     await Promise.all(slots.map(async (s) => {
-      for (const p of s.pending.values()) {
-        clearTimeout(p.timer);
-        p.reject(new Error('vision models are closed'));
+      if (s.job) {
+        clearTimeout(s.job.timer);
+        s.job.reject(new Error('vision models are closed'));
+        s.job = null;
       }
-      s.pending.clear();
       await s.worker.terminate();
     }));
   }
@@ -134,7 +142,7 @@ function toError(e: { name: string; message: string }): Error {
   return err;
 }
 
-/** Copies the bytes into a fresh ArrayBuffer (the caller's Buffer may be a view of a shared pool). */
+/** Copies the bytes into a fresh ArrayBuffer of their own (the caller's Buffer may be a view of a shared pool), to hand to the worker. */
 function ownBytes(image: Buffer): Uint8Array {
   if (!((image as unknown) instanceof Uint8Array)) throw new TypeError('image must be a Buffer');
   return new Uint8Array(image);

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   ImageDecodeError,
   ModelsUnavailableError,
+  VisionTaskTimeoutError,
   fixturePath,
   imagenetSpecies,
   openVisionModels,
@@ -140,6 +141,14 @@ describe.runIf(installed)('vision models on real photos', () => {
     const truncated = photo('coffee').subarray(0, 2000);
     await expect(vision.classify(truncated)).rejects.toBeInstanceOf(ImageDecodeError);
     expect((await vision.classify(photo('coffee'), 1))[0].index).toBe(967);
+  }, 120_000);
+
+  it('fails a call that outlives its timeout instead of hanging, and the next call gets a new worker', async () => {
+    const impatient = openVisionModels({ taskTimeoutMs: 5 });
+    await expect(impatient.detect(photo('chelsea'))).rejects.toBeInstanceOf(VisionTaskTimeoutError);
+    await expect(impatient.classify(photo('chelsea'))).rejects.toBeInstanceOf(VisionTaskTimeoutError);
+    await impatient.close();
+    await expect(impatient.classify(photo('chelsea'))).rejects.toThrow(/closed/);
   }, 120_000);
 
   it('keeps the event loop responsive while models run, and answers concurrent calls correctly', async () => {
