@@ -173,7 +173,7 @@ export function openVisionModels(options: VisionOptions = {}): VisionModels {
       return safetyVerdict(scores, threshold);
     },
     async classify(image: Buffer, topK = 5): Promise<Classification[]> {
-      const k = Math.min(1000, Math.max(1, Math.floor(topK)));
+      const k = Number.isFinite(topK) ? Math.min(1000, Math.max(1, Math.floor(topK))) : 5;
       return call<Classification[]>('onnx', { op: 'classify', image: ownBytes(image), topK: k });
     },
     async detect(image: Buffer, opts?: { minConfidence?: number }): Promise<Detection[]> {
