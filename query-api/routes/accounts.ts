@@ -66,6 +66,7 @@ export const accountQueryRoutes =
           querystring: UsageQuery,
           response: { 200: Type.Array(Usage), ...errors() },
         },
+        config: { paged: true },
       },
       async (request, reply) => {
         const account = accountOf(request);
