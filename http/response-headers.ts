@@ -27,7 +27,8 @@ export const RETRY_AFTER_HEADER_SCHEMA = { 'Retry-After': integerHeader('seconds
 /**
  * Declares the response headers clients read in the OpenAPI document, so generated SDKs expose
  * them: Pagination-* on the 200 of every paged operation (routes with `config: { paged: true }`),
- * RateLimit-* on every success and on 429, and Retry-After on 429. An onRoute hook, like
+ * RateLimit-* on every response (a request refused before the limiter counted it — no key, an
+ * unknown key, the admin key — carries none: OpenAPI headers are optional), Retry-After on 429. An onRoute hook, like
  * documentHttpErrors: a route added later is covered without more code. The response schemas
  * are replaced by copies (resource schemas are shared between routes).
  */
@@ -38,10 +39,8 @@ export const documentResponseHeaders = (app: FastifyInstance, options: { rateLim
     const config = (route.config ?? {}) as { paged?: boolean };
     for (const [status, response] of Object.entries(schema.response)) {
       const headers: Record<string, object> = {};
-      if (status.startsWith('2')) {
-        if (config.paged && status === '200') Object.assign(headers, PAGINATION_HEADER_SCHEMAS);
-        if (options.rateLimited) Object.assign(headers, RATE_LIMIT_HEADER_SCHEMAS);
-      }
+      if (config.paged && status === '200') Object.assign(headers, PAGINATION_HEADER_SCHEMAS);
+      if (options.rateLimited) Object.assign(headers, RATE_LIMIT_HEADER_SCHEMAS);
       if (status === '429') Object.assign(headers, RATE_LIMIT_HEADER_SCHEMAS, RETRY_AFTER_HEADER_SCHEMA);
       if (Object.keys(headers).length === 0) continue;
       schema.response[status] = { ...response, headers: { ...(response.headers as object | undefined), ...headers } };
