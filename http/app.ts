@@ -101,8 +101,8 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
     origin: true,
     // An OPTIONS request that is not a full preflight still gets the CORS headers (204), not a text/plain 400.
     strictPreflight: false,
-    exposedHeaders: [...PAGINATION_HEADERS, 'x-request-id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Language'],
-    allowedHeaders: ['content-type', 'x-api-key', 'x-request-id'],
+    exposedHeaders: [...PAGINATION_HEADERS, 'x-request-id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Language', 'ETag'],
+    allowedHeaders: ['content-type', 'x-api-key', 'x-request-id', 'if-none-match'],
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
   });
 
