@@ -11,7 +11,22 @@ import Negotiator from 'negotiator';
  */
 export const registerConditionalGet = async (app: FastifyInstance): Promise<void> => {
   await app.register(etag, { weak: true });
+  // An error is not a representation to revalidate: no validator on it.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.statusCode >= 400) reply.removeHeader('etag');
+    return payload;
+  });
+  // The OpenAPI document says so: ETag on the 200, and the 304 (no body).
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as { response?: Record<string, Record<string, unknown>>; hide?: boolean } | undefined;
+    const ok = schema?.response?.['200'];
+    if (!schema?.response || schema.hide || !ok || route.method !== 'GET') return;
+    schema.response['200'] = { ...ok, headers: { ...(ok.headers as object | undefined), ETag: ETAG_HEADER } };
+    schema.response['304'] = { type: 'null', description: 'Not Modified: the If-None-Match named the current ETag; no body' };
+  });
 };
+
+const ETAG_HEADER = { type: 'string', description: 'weak validator of the representation; send it back in If-None-Match to get 304 while it holds' };
 
 /** Whether If-None-Match names `tag` (weak comparison, lists and `*` understood). */
 export const ifNoneMatchHits = (request: FastifyRequest, tag: string): boolean => {

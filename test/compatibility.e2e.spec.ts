@@ -234,6 +234,9 @@ describe('responses', () => {
       expect(stale.statusCode).toBe(200);
       await stale.body.arrayBuffer();
     }
+    const failed = await get('/v1/facts?limit=0');
+    expect(failed.status).toBe(400);
+    expect(failed.headers.get('etag')).toBeNull();
     const english = (await get('/v1/breeds/abys')).headers.get('etag');
     const german = (await get('/v1/breeds/abys?lang=de')).headers.get('etag');
     expect(english).not.toBe(german);
@@ -248,6 +251,11 @@ describe('responses', () => {
       expect(Object.keys(openapi.paths[path].get.responses['429'].headers)).toContain('Retry-After');
     }
     expect(Object.keys(openapi.paths['/v1/votes/{id}'].get.responses['200'].headers)).not.toContain('Pagination-Count');
+    for (const path of ['/v1/breeds', '/v1/breeds/{id}', '/v1/facts', '/v1/health-tips/{id}', '/v1/categories', '/v1/breeds/bans/country']) {
+      expect(Object.keys(openapi.paths[path].get.responses['200'].headers), path).toContain('ETag');
+      expect(openapi.paths[path].get.responses['304'], path).toBeDefined();
+    }
+    expect(openapi.paths['/v1/votes'].get.responses['304']).toBeUndefined();
     expect(Object.keys(openapi.paths['/v1/votes'].post.responses['201'].headers)).toContain('RateLimit-Remaining');
   });
 });
