@@ -115,6 +115,7 @@ export const Breed = Type.Object(
     ...fields(DOG_TEXT_FIELDS, opt(S)),
     ...fields(HORSE_FIELDS, opt(S)),
     expansions: Type.Object({ cat: opt(CatExpansion), dog: opt(DogExpansion), horse: opt(HorseExpansion) }),
+    language: Type.String({ description: 'the language name, description, temperament and origin are served in (English where the breed has no translation)' }),
   },
   { description: 'A breed (cat, dog or horse)' },
 );

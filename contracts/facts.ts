@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FACT_CATEGORIES } from '../domain/reference-data/vocabulary.ts';
 import { QueryBoolean } from './common.ts';
-import { IncludeSourcesDescription, Lang } from './language.ts';
+import { IncludeSourcesDescription, ItemLanguage, Lang } from './language.ts';
 import { styleB } from './paging.ts';
 
 export const Fact = Type.Object(
@@ -13,6 +13,7 @@ export const Fact = Type.Object(
     category: Type.String({ description: FACT_CATEGORIES.join(', ') }),
     species_id: Type.Integer({ description: '1 cat, 2 dog, 3 horse' }),
     breed_id: Type.Union([Type.String(), Type.Null()], { description: 'the breed the fact is about; null for the whole species' }),
+    language: ItemLanguage,
     sources: Type.Optional(Type.Array(Type.String(), { description: 'only with include_sources=true' })),
   },
   { description: 'An animal fact' },

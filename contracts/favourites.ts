@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CommaList, CountryCode, ImageId, ImageRef, IpAddress, QueryBoolean, SpeciesIdParam, SubId } from './common.ts';
 import { styleA } from './paging.ts';
+import { Lang } from './language.ts';
 
 export const Favourite = Type.Object(
   {
@@ -41,7 +42,7 @@ export const ListFavouritesQuery = Type.Object({
   exclude_breed_groups: Type.Optional(CommaList('no favourites of images of these breed groups')),
   is_deleted: Type.Optional(QueryBoolean('also list deleted favourites', false)),
   attach_image: Type.Optional(QueryBoolean('embed the full image record', false)),
-  lang: Type.Optional(Type.String({ maxLength: 10 })),
+  lang: Lang,
 });
 export type ListFavouritesQuery = Static<typeof ListFavouritesQuery>;
 

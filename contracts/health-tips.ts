@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TIP_CATEGORIES } from '../domain/reference-data/vocabulary.ts';
 import { QueryBoolean } from './common.ts';
 import { RecordId, SpeciesNumberParam } from './facts.ts';
-import { IncludeSourcesDescription, Lang } from './language.ts';
+import { IncludeSourcesDescription, ItemLanguage, Lang } from './language.ts';
 import { styleB } from './paging.ts';
 
 export const HealthTip = Type.Object(
@@ -13,6 +13,7 @@ export const HealthTip = Type.Object(
     description: Type.String(),
     species_id: Type.Integer({ description: '1 cat, 2 dog, 3 horse' }),
     breed_id: Type.Union([Type.String(), Type.Null()], { description: 'the breed the tip is for; null for the whole species' }),
+    language: ItemLanguage,
     sources: Type.Optional(Type.Array(Type.String(), { description: 'only with include_sources=true' })),
   },
   { description: 'A health tip' },

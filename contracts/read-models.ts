@@ -13,6 +13,7 @@ export const Collections = {
   favourites: 'favourites',
   webhooks: 'webhooks',
   webhookDeliveries: 'webhook_deliveries',
+  usageRecords: 'usage_records',
   ...REFERENCE_COLLECTIONS,
 } as const;
 
@@ -23,6 +24,7 @@ export const READ_MODEL_PROJECTIONS = [
   'favourites',
   'webhooks',
   'webhook_deliveries',
+  'usage',
   // reference data (breeds, colours and care tips · facts · health tips · categories · legislation)
   'breeds',
   'facts',
@@ -59,6 +61,21 @@ export type VoteDoc = {
   image_url: string | null;
   image_species_id: string | null;
   image_breed_groups: string[];
+};
+
+/** What `GET /accounts/usage` counts. */
+export type UsageKind = 'votes' | 'favourites' | 'images' | 'pets';
+
+/**
+ * One record an account created (a vote, favourite, image or pet), kept whatever happened to the
+ * record later: usage counts what was created in a window, and a delete does not undo a creation.
+ */
+export type UsageRecordDoc = {
+  _id: string;
+  kind: UsageKind;
+  account_id: string;
+  sub_id: string | null;
+  created_at: string;
 };
 
 export type FavouriteDoc = {

@@ -20,6 +20,8 @@ export const REFERENCE_COLLECTIONS = {
 export type TranslatedLanguage = 'es' | 'fr' | 'de';
 export type Translations<T> = Partial<Record<TranslatedLanguage, T>>;
 
+export type BreedTranslation = { name: string; description: string; temperament?: string; origin?: string };
+
 export type BreedDoc = {
   _id: string;
   id: string;
@@ -30,9 +32,10 @@ export type BreedDoc = {
   breed_group_lc: string;
   venom_code_list: string[];
   extinct: boolean;
-  /** The Breed resource in English. */
-  resource: Breed;
-  translations: Translations<{ name: string; description: string }>;
+  /** The Breed resource in English (the query side adds `language`). */
+  resource: Omit<Breed, 'language'>;
+  /** temperament and origin join name and description as the data files gain them. */
+  translations: Translations<BreedTranslation>;
 };
 
 export type ColourDoc = Colour & { _id: string; /** breed-specific variants keep the breed's order */ seq: number };

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CommaList, CountryCode, ImageId, ImageRef, IpAddress, SpeciesIdParam, SubId } from './common.ts';
 import { styleA } from './paging.ts';
+import { Lang } from './language.ts';
 
 export const Vote = Type.Object(
   {
@@ -38,7 +39,7 @@ export const ListVotesQuery = Type.Object({
   species_id: Type.Optional(SpeciesIdParam),
   breed_groups: Type.Optional(CommaList('only votes on images of these breed groups')),
   exclude_breed_groups: Type.Optional(CommaList('no votes on images of these breed groups')),
-  lang: Type.Optional(Type.String({ maxLength: 10 })),
+  lang: Lang,
 });
 export type ListVotesQuery = Static<typeof ListVotesQuery>;
 

@@ -21,6 +21,10 @@ import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitSettings } from '.
 import { BodyLimits, documentHttpErrors, registerMultipart } from './limits.ts';
 import { requestLogSerializer } from './request-log.ts';
 import { clientErrorHandler } from './client-errors.ts';
+import { allowedMethodsFinder } from './method-not-allowed.ts';
+import { registerCompression } from './compression.ts';
+import { documentResponseHeaders } from './response-headers.ts';
+import { API_KEY_SECURITY_SCHEMES } from './api-key.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -79,11 +83,14 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
       connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor((options.headersTimeoutMs ?? 20_000) / 4))),
     },
     clientErrorHandler,
+    // `/v1/votes/` is `/v1/votes`: TheCatAPI's own Postman collection calls `/v1/images/`.
+    routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   recordRouteTable(app);
   documentHttpErrors(app);
+  documentResponseHeaders(app, { rateLimited: options.rateLimit !== false });
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorEnvelope);
   app.addHook('onSend', async (request, reply) => {
@@ -94,12 +101,13 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
     origin: true,
     // An OPTIONS request that is not a full preflight still gets the CORS headers (204), not a text/plain 400.
     strictPreflight: false,
-    exposedHeaders: [...PAGINATION_HEADERS, 'x-request-id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Language'],
-    allowedHeaders: ['content-type', 'x-api-key', 'x-request-id'],
+    exposedHeaders: [...PAGINATION_HEADERS, 'x-request-id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Language', 'ETag'],
+    allowedHeaders: ['content-type', 'x-api-key', 'x-request-id', 'if-none-match'],
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
   });
 
   if (options.rateLimit !== false) await registerRateLimit(app, options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  await registerCompression(app);
   await registerMultipart(app);
 
   await app.register(swagger, {
@@ -109,17 +117,17 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
         title: options.title,
         version: '1.0.0',
         description:
-          'Animal, pet and image data API. Every operation needs the header x-api-key. Errors are always the JSON envelope {statusCode, timestamp, path, message, error, code?}.',
+          'Animal, pet and image data API. Every operation needs the header x-api-key (or the query parameter api_key: see its risk in the security schemes). Errors are always the JSON envelope {statusCode, timestamp, path, message, error, code?}.',
       },
       servers: [{ url: '/' }],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
-      security: [{ apiKey: [] }],
+      components: { securitySchemes: API_KEY_SECURITY_SCHEMES },
+      security: [{ apiKey: [] }, { apiKeyQuery: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs', uiConfig: { deepLinking: true } });
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, allowedMethodsFinder(app.routeTable));
   registerAuth(app, options.auth);
 
   app.get('/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());

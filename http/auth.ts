@@ -8,6 +8,7 @@ import type { AccountPositions, WritePositions } from '../infrastructure/consist
 import type { Config } from '../infrastructure/config.ts';
 import type { Adapters } from '../infrastructure/adapters.ts';
 import { keyResolver } from './auth-cache.ts';
+import { presentedApiKey } from './api-key.ts';
 
 export type AuthenticatedAccount = {
   id: string;
@@ -95,9 +96,8 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
     if (!url || PUBLIC_PREFIXES.some((prefix) => url.startsWith(prefix))) return;
     const auth: RouteAuth = config.auth ?? 'account';
     if (auth === 'public') return;
-    const header = request.headers['x-api-key'];
-    const key = Array.isArray(header) ? header[0] : header;
-    if (!key) throw new DomainError('missing_api_key', 'missing x-api-key header');
+    const key = presentedApiKey(request);
+    if (!key) throw new DomainError('missing_api_key', 'missing x-api-key header (or api_key query parameter)');
     if (key.length > 200) throw new DomainError('invalid_api_key', 'invalid api key');
 
     if (auth === 'admin') {

@@ -48,7 +48,11 @@ const frameworkCodes: Record<string, ErrorCode> = {
 const codeForStatus = (status: number): ErrorCode | undefined =>
   (Object.entries(ErrorCodes).find(([, value]) => value === status)?.[0] as ErrorCode | undefined) ?? undefined;
 
-export const registerErrorHandling = (app: FastifyInstance): void => {
+/**
+ * `allowedMethods` names the methods a path has (http/method-not-allowed.ts): a request on a
+ * known path with another method is answered 405 `method_not_allowed` with `Allow`, not 404.
+ */
+export const registerErrorHandling = (app: FastifyInstance, allowedMethods?: (url: string) => string[]): void => {
   app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
     if (error instanceof DomainError) return sendError(reply, error);
     if (error.validation) {
@@ -73,7 +77,15 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
     return reply.code(status).send(envelope(request, status, error.message, codeForStatus(status)));
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(envelope(request, 404, `no route ${request.method} ${request.url.split('?')[0]}`, 'route_not_found')),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = allowedMethods?.(request.url) ?? [];
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('Allow', allowed.join(', '))
+        .send(envelope(request, 405, `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, 'method_not_allowed'));
+    }
+    return reply.code(404).send(envelope(request, 404, `no route ${request.method} ${path}`, 'route_not_found'));
+  });
 };

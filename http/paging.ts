@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { normaliseOrder, type Order } from '../contracts/paging.ts';
+import { normaliseOrder, styleBOffset, type Order, type StyleBQuery } from '../contracts/paging.ts';
 import type { Collection, Doc, Filter, SortSpec } from '../infrastructure/read-store/port.ts';
 
 export const setPaginationHeaders = (reply: FastifyReply, count: number, page: number, limit: number): void => {
@@ -28,17 +28,25 @@ export const pageStyleA = async <T extends Doc>(
   return collection.find(filter, { sort, skip: query.page * query.limit, limit: query.limit });
 };
 
-/** Style B paging (limit + offset); the page header reports offset / limit. */
+/**
+ * Style B paging: `limit` + `offset`, or `page` (offset = page × limit; `offset` wins). The page
+ * header reports offset / limit. `order` DESC reverses `sort`; RANDOM draws `limit` documents.
+ */
 export const pageStyleB = async <T extends Doc>(
   reply: FastifyReply,
   collection: Collection<T>,
   filter: Filter,
-  query: { limit: number; offset: number },
+  query: StyleBQuery,
   sort: SortSpec,
 ): Promise<T[]> => {
+  const offset = styleBOffset(query);
+  const order = normaliseOrder(query.order) ?? 'ASC';
   const count = await collection.count(filter);
-  setPaginationHeaders(reply, count, Math.floor(query.offset / query.limit), query.limit);
-  return collection.find(filter, { sort, skip: query.offset, limit: query.limit });
+  setPaginationHeaders(reply, count, Math.floor(offset / query.limit), query.limit);
+  if (order === 'RANDOM') return collection.sample(filter, query.limit);
+  const direction = order === 'DESC' ? -1 : 1;
+  const ordered: SortSpec = Object.fromEntries(Object.entries(sort).map(([field, value]) => [field, value * direction])) as SortSpec;
+  return collection.find(filter, { sort: ordered, skip: offset, limit: query.limit });
 };
 
 /** `a, B ,c` → ['a', 'b', 'c'] (lower-cased, empty items dropped). */

@@ -25,7 +25,7 @@ export const DOG_EXPANSION_MODEL = 'reference-data/1';
  * TheCatAPI's `weight: {imperial, metric}`, `reference_image_id` (null until images exist) and
  * `expansions` holding the attributes of the breed's species.
  */
-export const toBreedResource = (breed: BreedRecord): BreedResource => {
+export const toBreedResource = (breed: BreedRecord): Omit<BreedResource, 'language'> => {
   const { colours: _colours, care_tips: _careTips, translations: _translations, ...flat } = breed;
   const record = breed as unknown as Record<string, unknown>;
   const expansions: BreedResource['expansions'] = {};
@@ -41,7 +41,7 @@ export const toBreedResource = (breed: BreedRecord): BreedResource => {
     expansions.horse = pick(record, HORSE_FIELDS) as NonNullable<BreedResource['expansions']['horse']>;
   }
   return {
-    ...(flat as unknown as BreedResource),
+    ...(flat as unknown as Omit<BreedResource, 'language'>),
     weight: { imperial: breed.weight_pounds, metric: breed.weight_kg },
     reference_image_id: null,
     expansions,

@@ -10,9 +10,10 @@ import { factsProjection } from './facts.ts';
 import { healthTipsProjection } from './health-tips.ts';
 import { categoriesProjection } from './categories.ts';
 import { legislationProjection } from './legislation.ts';
+import { usageProjection } from './usage.ts';
 
 /** Every read-model projection, by name. The names are the ones the query API waits on. */
-export const projections: Projection[] = [accountsProjection, votesProjection, favouritesProjection, webhooksProjection, webhookDeliveriesProjection,
+export const projections: Projection[] = [accountsProjection, votesProjection, favouritesProjection, webhooksProjection, webhookDeliveriesProjection, usageProjection,
   breedsProjection, factsProjection, healthTipsProjection, categoriesProjection, legislationProjection];
 
 const missing = READ_MODEL_PROJECTIONS.filter((name) => !projections.some((projection) => projection.name === name));

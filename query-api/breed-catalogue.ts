@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { Breed } from '../contracts/breeds.ts';
 import type { Order } from '../contracts/paging.ts';
@@ -5,10 +7,11 @@ import { REFERENCE_COLLECTIONS, REFERENCE_PROJECTIONS, type BreedDoc } from '../
 import { LANGUAGES, type Language } from '../domain/reference-data/vocabulary.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { drawRandom } from '../http/paging.ts';
+import { contentLanguageOf } from './language.ts';
 
 export type CatalogueEntry = {
   doc: BreedDoc;
-  /** The Breed resource in every language (name and description translated, English otherwise). */
+  /** The Breed resource in every language (name, description, temperament and origin translated where the breed has them, English otherwise; `language` says which). */
   resources: Record<Language, Breed>;
   /** The same, serialised once (UTF-8 JSON): answers are these bytes, lists these joined by commas. */
   json: Record<Language, Buffer>;
@@ -28,8 +31,24 @@ export type BreedSelection = {
 /** How a list asks for its page (order undefined = by name, as ASC). */
 export type BreedPaging = { order: Order | undefined; page: number; limit: number; lang: Language };
 
-/** A list answer: the page as JSON bytes, the number of matching breeds, the language it is in. */
-export type BreedListAnswer = { body: Buffer; total: number; language: Language };
+/**
+ * A list answer: the page as JSON bytes, the number of matching breeds, the Content-Language of
+ * the page (`de, en` when some breeds on it have no German), its (weak) ETag, and the body
+ * compressed, made the first time a client accepts that encoding.
+ */
+export type BreedListAnswer = { body: Buffer; total: number; language: string; etag: string; encoded: Partial<Record<BodyEncoding, Buffer>> };
+
+export type BodyEncoding = 'br' | 'gzip';
+
+/** A weak validator of a JSON body: the same bytes, whatever content coding they travel in. */
+export const weakEtag = (body: Buffer): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+
+/** The body in a content coding, made once per answer (brotli at quality 4, as @fastify/compress uses). */
+export const encodedBody = (answer: Pick<BreedListAnswer, 'body' | 'encoded'>, encoding: BodyEncoding): Buffer =>
+  (answer.encoded[encoding] ??=
+    encoding === 'br'
+      ? brotliCompressSync(answer.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4, [zlib.BROTLI_PARAM_SIZE_HINT]: answer.body.length } })
+      : gzipSync(answer.body));
 
 /**
  * List answers kept per snapshot: at most this many bytes (a full page of 1,000 breeds is a few
@@ -58,7 +77,16 @@ const toEntry = (doc: BreedDoc): CatalogueEntry => {
   for (const lang of LANGUAGES) {
     const translation = lang === 'en' ? undefined : doc.translations[lang];
     if (translation) translated.add(lang);
-    resources[lang] = translation ? { ...doc.resource, name: translation.name, description: translation.description } : doc.resource;
+    resources[lang] = translation
+      ? {
+          ...doc.resource,
+          name: translation.name,
+          description: translation.description,
+          temperament: translation.temperament ?? doc.resource.temperament,
+          origin: translation.origin ?? doc.resource.origin,
+          language: lang,
+        }
+      : { ...doc.resource, language: 'en' };
     json[lang] = Buffer.from(JSON.stringify(resources[lang]));
   }
   return { doc, resources, json, translated };
@@ -83,7 +111,7 @@ const matching = (entries: CatalogueEntry[], selection: BreedSelection): Catalog
   return result;
 };
 
-/** The page of `selected` the paging asks for; Content-Language is `lang` when a breed on it has that translation. */
+/** The page of `selected` the paging asks for; Content-Language names the languages its breeds are served in. */
 const answer = (selected: CatalogueEntry[], paging: BreedPaging): BreedListAnswer => {
   let page: CatalogueEntry[];
   if (paging.order === 'RANDOM') page = drawRandom(selected, paging.limit);
@@ -91,10 +119,16 @@ const answer = (selected: CatalogueEntry[], paging: BreedPaging): BreedListAnswe
     const start = paging.page * paging.limit;
     page = paging.order === 'DESC' ? selected.slice().reverse().slice(start, start + paging.limit) : selected.slice(start, start + paging.limit);
   }
+  const body = jsonArray(page.map((entry) => entry.json[paging.lang]));
   return {
-    body: jsonArray(page.map((entry) => entry.json[paging.lang])),
+    body,
     total: selected.length,
-    language: page.some((entry) => entry.translated.has(paging.lang)) ? paging.lang : 'en',
+    language: contentLanguageOf(
+      page.map((entry) => (entry.translated.has(paging.lang) ? paging.lang : 'en')),
+      paging.lang,
+    ),
+    etag: weakEtag(body),
+    encoded: {},
   };
 };
 
@@ -131,6 +165,7 @@ export const breedCatalogue = (readStore: ReadStore) => {
           answers: new LRUCache({
             max: ANSWER_CACHE_ENTRIES,
             maxSize: ANSWER_CACHE_BYTES,
+            // Compressed copies are added later and not counted: they are a fraction of the body.
             sizeCalculation: (answer, key) => answer.body.length + key.length * 2 + ANSWER_OVERHEAD_BYTES,
           }),
         };

@@ -79,4 +79,29 @@ describe('breed catalogue pages', () => {
     for (let i = 0; i < 10; i++) draws.add(names((await catalogue.page(all, { ...byName, order: 'RANDOM', limit: 3 })).body).join());
     expect(draws.size).toBeGreaterThan(1);
   });
+
+  it('marks each breed with the language it is served in, translates temperament and origin when given, and names every language of a mixed page', async () => {
+    const store = embeddedReadStore();
+    const breeds = store.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds);
+    const english = (id: string, name: string) => ({ ...breed(id, name), resource: { id, name, temperament: 'Calm', origin: 'Japan' } as unknown as Breed });
+    await breeds.upsert({ ...english('a', 'Akita'), translations: { de: { name: 'Akita-Inu', description: 'd', temperament: 'Ruhig', origin: 'Japan (de)' } } }, 1n);
+    await breeds.upsert({ ...english('b', 'Beagle'), translations: { de: { name: 'Beagle (de)', description: 'd' } } }, 2n);
+    await breeds.upsert({ ...english('c', 'Collie'), translations: {} }, 3n);
+    await store.setCheckpoint(REFERENCE_PROJECTIONS.breeds, 3n);
+    const catalogue = breedCatalogue(store);
+
+    const items = (body: Buffer) => JSON.parse(body.toString('utf8')) as { name: string; temperament: string; origin: string; language: string }[];
+    const german = await catalogue.page(all, { ...byName, limit: 3, lang: 'de' });
+    expect(items(german.body)).toEqual([
+      { id: 'a', name: 'Akita-Inu', temperament: 'Ruhig', origin: 'Japan (de)', description: 'd', language: 'de' },
+      { id: 'b', name: 'Beagle (de)', temperament: 'Calm', origin: 'Japan', description: 'd', language: 'de' },
+      { id: 'c', name: 'Collie', temperament: 'Calm', origin: 'Japan', language: 'en' },
+    ]);
+    expect(german.language).toBe('de, en');
+    expect((await catalogue.page(all, { ...byName, limit: 2, lang: 'de' })).language).toBe('de');
+    expect((await catalogue.page(all, { ...byName, page: 2, limit: 1, lang: 'de' })).language).toBe('en');
+    expect((await catalogue.page(all, { ...byName, page: 5, lang: 'fr' })).language).toBe('fr');
+    expect((await catalogue.get('c'))?.resources.fr.language).toBe('en');
+    expect(german.etag).not.toBe((await catalogue.page(all, { ...byName, limit: 3, lang: 'en' })).etag);
+  });
 });

@@ -77,6 +77,7 @@ describe('the all-in-one runtime', () => {
 
   it('answers unknown routes and methods with the envelope', async () => {
     expectEnvelope(await service.request('GET', '/votes'), 404, 'route_not_found');
-    expectEnvelope(await service.request('PATCH', '/v1/votes/1'), 404, 'route_not_found');
+    const wrongMethod = expectEnvelope(await service.request('PATCH', '/v1/votes/1'), 405, 'method_not_allowed');
+    expect(wrongMethod.message).toContain('GET, HEAD, DELETE');
   });
 });

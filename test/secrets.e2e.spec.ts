@@ -48,6 +48,9 @@ beforeAll(async () => {
   expect((await call('POST', '/v1/votes', apiKey, { image_id: 'secret-image', value: 1 })).status).toBe(201);
   expect((await call('POST', '/v1/votes', apiKey, { image_id: 'bad image id!', value: 7 })).status).toBe(400);
   expect((await call('GET', `/v1/votes?api_key=${apiKey}&limit=1`, apiKey)).status).toBe(200);
+  // the key in the query string alone (accepted, as TheCatAPI does): still never logged
+  expect((await call('GET', `/v1/votes?limit=2&api_key=${apiKey}`, null)).status).toBe(200);
+  expect((await call('GET', `/v1/breeds/abys?api_key=${apiKey}x`, null)).status).toBe(403);
   expect((await call('GET', '/v1/votes', `${apiKey}x`)).status).toBe(403);
 
   // Webhook signing secrets, where the webhook routes exist.

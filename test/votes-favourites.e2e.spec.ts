@@ -94,7 +94,8 @@ describe('votes', () => {
       ['GET', '/v1/votes/0', {}, 400, 'validation_failed'],
       ['DELETE', '/v1/votes/1.5', {}, 400, 'validation_failed'],
       ['GET', '/v1/votes/99999999999999999999', {}, 400, 'validation_failed'],
-      ['PUT', '/v1/votes', {}, 404, 'route_not_found'],
+      ['PUT', '/v1/votes', {}, 405, 'method_not_allowed'],
+      ['PUT', '/v1/votes-nowhere', {}, 404, 'route_not_found'],
     ];
     for (const [method, path, options, status, code] of cases) {
       expectEnvelope(await service.request(method, path, { key, ...options }), status, code);

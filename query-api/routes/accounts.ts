@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CapabilityList, FeatureList, Usage, UsageQuery } from '../../contracts/accounts.ts';
 import { errors } from '../../contracts/common.ts';
-import { Collections, type FavouriteDoc, type VoteDoc } from '../../contracts/read-models.ts';
+import { Collections, type UsageRecordDoc } from '../../contracts/read-models.ts';
 import { ALL_FEATURES, Features } from '../../domain/accounts/features.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
@@ -62,10 +62,11 @@ export const accountQueryRoutes =
       {
         schema: {
           tags: ['accounts'],
-          summary: 'Activity per sub_id (images, votes, favourites, pets) in a date window',
+          summary: 'Records created per sub_id (images, votes, favourites, pets) in a date window, deleted ones included',
           querystring: UsageQuery,
           response: { 200: Type.Array(Usage), ...errors() },
         },
+        config: { paged: true },
       },
       async (request, reply) => {
         const account = accountOf(request);
@@ -85,10 +86,8 @@ export const accountQueryRoutes =
           if (!found) rows.set(subId, (found = { sub_id: subId, images: 0, votes: 0, favourites: 0, pets: 0 }));
           return found;
         };
-        for (const vote of await deps.readStore.collection<VoteDoc>(Collections.votes).find(filter)) row(vote.sub_id).votes += 1;
-        for (const favourite of await deps.readStore.collection<FavouriteDoc>(Collections.favourites).find(filter)) {
-          row(favourite.sub_id).favourites += 1;
-        }
+        // Records created in the window, whatever happened to them since (projectors/usage.ts).
+        for (const record of await deps.readStore.collection<UsageRecordDoc>(Collections.usageRecords).find(filter)) row(record.sub_id)[record.kind] += 1;
         const all = [...rows.values()].sort((a, b) => (a.sub_id ?? '').localeCompare(b.sub_id ?? ''));
         setPaginationHeaders(reply, all.length, page, limit);
         return all.slice(page * limit, page * limit + limit);

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Breed, BreedIdParams, BreedReadQuery, Colour, ListBreedsQuery, SearchBreedsQuery } from '../../contracts/breeds.ts';
@@ -6,9 +6,10 @@ import { errors, queryBoolean } from '../../contracts/common.ts';
 import { normaliseOrder } from '../../contracts/paging.ts';
 import { REFERENCE_COLLECTIONS, type ColourDoc } from '../../contracts/reference-read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
-import type { Language } from '../../domain/reference-data/vocabulary.ts';
 import { commaList, setPaginationHeaders } from '../../http/paging.ts';
-import { breedCatalogue } from '../breed-catalogue.ts';
+import { breedCatalogue, encodedBody } from '../breed-catalogue.ts';
+import { acceptedEncoding, ifNoneMatchHits, registerConditionalGet } from '../../http/conditional.ts';
+import { addVary, requestedLanguage } from '../language.ts';
 import type { QueryApiDeps } from '../deps.ts';
 
 type BreedListQuery = {
@@ -21,8 +22,10 @@ type BreedListQuery = {
   q?: string;
   venom_code?: string;
   extinct?: string;
-  lang?: Language;
 };
+
+/** Bodies below this go out uncompressed (as @fastify/compress's threshold). */
+const COMPRESS_FROM_BYTES = 1024;
 
 /**
  * Sends JSON serialised in advance (the catalogue serialises each breed once per language; a unit
@@ -54,7 +57,10 @@ export const breedQueryRoutes =
     const catalogue = breedCatalogue(deps.readStore);
     const tags = ['breeds'];
 
-    const list = async (reply: FastifyReply, query: BreedListQuery) => {
+    await registerConditionalGet(instance);
+
+    const list = async (request: FastifyRequest, reply: FastifyReply, query: BreedListQuery) => {
+      const lang = requestedLanguage(request);
       const answer = await catalogue.page(
         {
           species_id: query.species_id,
@@ -64,11 +70,20 @@ export const breedQueryRoutes =
           venomCode: query.venom_code,
           extinct: queryBoolean(query.extinct),
         },
-        { order: normaliseOrder(query.order), page: query.page, limit: query.limit, lang: query.lang ?? 'en' },
+        { order: normaliseOrder(query.order), page: query.page, limit: query.limit, lang },
       );
       setPaginationHeaders(reply, answer.total, query.page, query.limit);
       reply.header('Content-Language', answer.language);
-      return sendJson(reply, answer.body);
+      addVary(reply, 'Accept-Language');
+      reply.header('ETag', answer.etag);
+      if (ifNoneMatchHits(request, answer.etag)) return reply.code(304).send();
+      // The page's bytes are cached, and so are their compressed forms: a big page is compressed
+      // once per snapshot, not per request (the compress plugin leaves an encoded body alone).
+      const encoding = answer.body.length >= COMPRESS_FROM_BYTES ? acceptedEncoding(request) : undefined;
+      addVary(reply, 'Accept-Encoding');
+      if (!encoding) return sendJson(reply, answer.body);
+      reply.header('Content-Encoding', encoding);
+      return sendJson(reply, encodedBody(answer, encoding));
     };
 
     app.get(
@@ -80,8 +95,9 @@ export const breedQueryRoutes =
           querystring: ListBreedsQuery,
           response: { 200: Type.Array(Breed), ...errors() },
         },
+        config: { paged: true },
       },
-      async (request, reply) => list(reply, request.query),
+      async (request, reply) => list(request, reply, request.query),
     );
 
     app.get(
@@ -93,8 +109,9 @@ export const breedQueryRoutes =
           querystring: SearchBreedsQuery,
           response: { 200: Type.Array(Breed), ...errors() },
         },
+        config: { paged: true },
       },
-      async (request, reply) => list(reply, request.query),
+      async (request, reply) => list(request, reply, request.query),
     );
 
     app.get(
@@ -103,8 +120,9 @@ export const breedQueryRoutes =
       async (request, reply) => {
         const entry = await catalogue.get(request.params.id);
         if (!entry) throw new DomainError('not_found', `breed '${request.params.id}' not found`);
-        const lang = request.query.lang ?? 'en';
-        reply.header('Content-Language', entry.translated.has(lang) ? lang : 'en');
+        const lang = requestedLanguage(request);
+        reply.header('Content-Language', entry.resources[lang].language);
+        addVary(reply, 'Accept-Language');
         return sendJson(reply, entry.json[lang]);
       },
     );
@@ -118,6 +136,7 @@ export const breedQueryRoutes =
           params: BreedIdParams,
           response: { 200: Type.Array(Colour), ...errors(404) },
         },
+        config: { paged: true },
       },
       async (request, reply) => {
         const entry = await catalogue.get(request.params.id);

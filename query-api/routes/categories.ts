@@ -6,12 +6,14 @@ import { errors } from '../../contracts/common.ts';
 import { REFERENCE_COLLECTIONS, type CategoryDoc } from '../../contracts/reference-read-models.ts';
 import { pageStyleA } from '../../http/paging.ts';
 import type { QueryApiDeps } from '../deps.ts';
+import { registerConditionalGet } from '../../http/conditional.ts';
 
 /** Image categories (paging style A, ordered by numeric id); English names only. */
 export const categoryQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    await registerConditionalGet(instance);
     app.get(
       '/categories',
       {
@@ -21,6 +23,7 @@ export const categoryQueryRoutes =
           querystring: ListCategoriesQuery,
           response: { 200: Type.Array(Category), ...errors() },
         },
+        config: { paged: true },
       },
       async (request, reply) => {
         const query = request.query;

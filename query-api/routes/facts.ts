@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
@@ -14,15 +14,16 @@ import {
 import { errors, queryBoolean } from '../../contracts/common.ts';
 import { REFERENCE_COLLECTIONS, type FactDoc } from '../../contracts/reference-read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
-import type { Language } from '../../domain/reference-data/vocabulary.ts';
+import type { StyleBQuery } from '../../contracts/paging.ts';
 import type { Filter } from '../../infrastructure/read-store/port.ts';
 import { pageStyleB } from '../../http/paging.ts';
 import { ServedLanguage } from '../language.ts';
 import { requireBreed } from '../reference-lookups.ts';
 import type { QueryApiDeps } from '../deps.ts';
+import { registerConditionalGet } from '../../http/conditional.ts';
 
 export const toFact = (doc: FactDoc, served: ServedLanguage, includeSources: boolean): Fact => {
-  const translation = served.pick(doc.translations);
+  const { translation, language } = served.pick(doc.translations);
   return {
     id: doc.id,
     title: translation?.title ?? doc.title,
@@ -31,6 +32,7 @@ export const toFact = (doc: FactDoc, served: ServedLanguage, includeSources: boo
     category: doc.category,
     species_id: doc.species_id,
     breed_id: doc.breed_id,
+    language,
     ...(includeSources ? { sources: doc.sources } : {}),
   };
 };
@@ -49,21 +51,22 @@ export const factQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    await registerConditionalGet(instance);
     const facts = () => deps.readStore.collection<FactDoc>(REFERENCE_COLLECTIONS.facts);
     const tags = ['facts'];
 
-    const listOf = async (reply: FastifyReply, filter: Filter, query: { limit: number; offset: number; include_sources?: string; lang?: Language }) => {
+    const listOf = async (request: FastifyRequest, reply: FastifyReply, filter: Filter, query: StyleBQuery & { include_sources?: string }) => {
       const docs = await pageStyleB(reply, facts(), filter, query, { _id: 1 });
-      const served = new ServedLanguage(query.lang);
+      const served = ServedLanguage.of(request);
       const list = docs.map((doc) => toFact(doc, served, queryBoolean(query.include_sources) === true));
       served.apply(reply);
       return list;
     };
 
-    const randomOf = async (reply: FastifyReply, filter: Filter, query: { include_sources?: string; lang?: Language }, what: string) => {
+    const randomOf = async (request: FastifyRequest, reply: FastifyReply, filter: Filter, query: { include_sources?: string }, what: string) => {
       const [doc] = await facts().sample(filter, 1);
       if (!doc) throw new DomainError('not_found', `no fact matches ${what}`);
-      const served = new ServedLanguage(query.lang);
+      const served = ServedLanguage.of(request);
       const fact = toFact(doc, served, queryBoolean(query.include_sources) === true);
       served.apply(reply);
       return fact;
@@ -73,8 +76,9 @@ export const factQueryRoutes =
       '/facts',
       {
         schema: { tags, summary: 'List facts (paging style B)', querystring: ListFactsQuery, response: { 200: Type.Array(Fact), ...errors() } },
+        config: { paged: true },
       },
-      async (request, reply) => listOf(reply, factFilter(request.query), request.query),
+      async (request, reply) => listOf(request, reply, factFilter(request.query), request.query),
     );
 
     app.get(
@@ -87,7 +91,7 @@ export const factQueryRoutes =
           response: { 200: Fact, ...errors(404) },
         },
       },
-      async (request, reply) => randomOf(reply, factFilter(request.query), request.query, 'these filters'),
+      async (request, reply) => randomOf(request, reply, factFilter(request.query), request.query, 'these filters'),
     );
 
     const breedFactsSchema = (summary: string) => ({
@@ -97,12 +101,12 @@ export const factQueryRoutes =
       querystring: BreedFactsQuery,
       response: { 200: Type.Array(Fact), ...errors(404) },
     });
-    const breedFacts = async (request: { params: { breedId: string }; query: BreedFactsQuery }, reply: FastifyReply) => {
+    const breedFacts = async (request: FastifyRequest<{ Params: { breedId: string }; Querystring: BreedFactsQuery }>, reply: FastifyReply) => {
       await requireBreed(deps.readStore, request.params.breedId);
-      return listOf(reply, { breed_id: request.params.breedId }, request.query);
+      return listOf(request, reply, { breed_id: request.params.breedId }, request.query);
     };
-    app.get('/facts/breed/:breedId', { schema: breedFactsSchema('Facts about a breed (paging style B)') }, breedFacts);
-    app.get('/breeds/:breedId/facts', { schema: breedFactsSchema('Facts about a breed (alias of /facts/breed/{breedId})') }, breedFacts);
+    app.get('/facts/breed/:breedId', { schema: breedFactsSchema('Facts about a breed (paging style B)'), config: { paged: true } }, breedFacts);
+    app.get('/breeds/:breedId/facts', { schema: breedFactsSchema('Facts about a breed (alias of /facts/breed/{breedId})'), config: { paged: true } }, breedFacts);
 
     app.get(
       '/facts/breed/:breedId/random',
@@ -111,7 +115,7 @@ export const factQueryRoutes =
       },
       async (request, reply) => {
         await requireBreed(deps.readStore, request.params.breedId);
-        return randomOf(reply, { breed_id: request.params.breedId }, request.query, `breed '${request.params.breedId}'`);
+        return randomOf(request, reply, { breed_id: request.params.breedId }, request.query, `breed '${request.params.breedId}'`);
       },
     );
 
@@ -126,7 +130,7 @@ export const factQueryRoutes =
           response: { 200: Fact, ...errors(404) },
         },
       },
-      async (request, reply) => randomOf(reply, { species_id: request.params.speciesId }, request.query, `species ${request.params.speciesId}`),
+      async (request, reply) => randomOf(request, reply, { species_id: request.params.speciesId }, request.query, `species ${request.params.speciesId}`),
     );
 
     app.get(
@@ -135,7 +139,7 @@ export const factQueryRoutes =
       async (request, reply) => {
         const doc = await facts().get(request.params.id);
         if (!doc) throw new DomainError('not_found', `fact '${request.params.id}' not found`);
-        const served = new ServedLanguage(request.query.lang);
+        const served = ServedLanguage.of(request);
         const fact = toFact(doc, served, queryBoolean(request.query.include_sources) === true);
         served.apply(reply);
         return fact;

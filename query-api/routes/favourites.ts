@@ -32,7 +32,7 @@ export const favouriteQueryRoutes =
           querystring: ListFavouritesQuery,
           response: { 200: Type.Array(Favourite), ...errors() },
         },
-        config: { feature: 'favourites' },
+        config: { feature: 'favourites', paged: true },
       },
       async (request, reply) => {
         const account = accountOf(request);

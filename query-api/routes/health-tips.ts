@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BreedHealthTipsQuery, HealthTip, HealthTipReadQuery, ListHealthTipsQuery } from '../../contracts/health-tips.ts';
@@ -6,15 +6,16 @@ import { BreedIdParams, RecordIdParams } from '../../contracts/facts.ts';
 import { errors, queryBoolean } from '../../contracts/common.ts';
 import { REFERENCE_COLLECTIONS, type HealthTipDoc } from '../../contracts/reference-read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
-import type { Language } from '../../domain/reference-data/vocabulary.ts';
+import type { StyleBQuery } from '../../contracts/paging.ts';
 import type { Filter } from '../../infrastructure/read-store/port.ts';
 import { pageStyleB } from '../../http/paging.ts';
 import { ServedLanguage } from '../language.ts';
 import { requireBreed } from '../reference-lookups.ts';
 import type { QueryApiDeps } from '../deps.ts';
+import { registerConditionalGet } from '../../http/conditional.ts';
 
 export const toHealthTip = (doc: HealthTipDoc, served: ServedLanguage, includeSources: boolean): HealthTip => {
-  const translation = served.pick(doc.translations);
+  const { translation, language } = served.pick(doc.translations);
   return {
     id: doc.id,
     title: translation?.title ?? doc.title,
@@ -22,6 +23,7 @@ export const toHealthTip = (doc: HealthTipDoc, served: ServedLanguage, includeSo
     description: translation?.description ?? doc.description,
     species_id: doc.species_id,
     breed_id: doc.breed_id,
+    language,
     ...(includeSources ? { sources: doc.sources } : {}),
   };
 };
@@ -31,12 +33,13 @@ export const healthTipQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    await registerConditionalGet(instance);
     const tips = () => deps.readStore.collection<HealthTipDoc>(REFERENCE_COLLECTIONS.healthTips);
     const tags = ['health tips'];
 
-    const listOf = async (reply: FastifyReply, filter: Filter, query: { limit: number; offset: number; include_sources?: string; lang?: Language }) => {
+    const listOf = async (request: FastifyRequest, reply: FastifyReply, filter: Filter, query: StyleBQuery & { include_sources?: string }) => {
       const docs = await pageStyleB(reply, tips(), filter, query, { _id: 1 });
-      const served = new ServedLanguage(query.lang);
+      const served = ServedLanguage.of(request);
       const list = docs.map((doc) => toHealthTip(doc, served, queryBoolean(query.include_sources) === true));
       served.apply(reply);
       return list;
@@ -51,6 +54,7 @@ export const healthTipQueryRoutes =
           querystring: ListHealthTipsQuery,
           response: { 200: Type.Array(HealthTip), ...errors() },
         },
+        config: { paged: true },
       },
       async (request, reply) => {
         const query = request.query;
@@ -58,7 +62,7 @@ export const healthTipQueryRoutes =
           ...(query.breed_id ? { breed_id: query.breed_id } : {}),
           ...(query.species_id !== undefined ? { species_id: query.species_id } : {}),
         };
-        return listOf(reply, filter, query);
+        return listOf(request, reply, filter, query);
       },
     );
 
@@ -72,10 +76,11 @@ export const healthTipQueryRoutes =
           querystring: BreedHealthTipsQuery,
           response: { 200: Type.Array(HealthTip), ...errors(404) },
         },
+        config: { paged: true },
       },
       async (request, reply) => {
         await requireBreed(deps.readStore, request.params.breedId);
-        return listOf(reply, { breed_id: request.params.breedId }, request.query);
+        return listOf(request, reply, { breed_id: request.params.breedId }, request.query);
       },
     );
 
@@ -87,7 +92,7 @@ export const healthTipQueryRoutes =
       async (request, reply) => {
         const doc = await tips().get(request.params.id);
         if (!doc) throw new DomainError('not_found', `health tip '${request.params.id}' not found`);
-        const served = new ServedLanguage(request.query.lang);
+        const served = ServedLanguage.of(request);
         const tip = toHealthTip(doc, served, queryBoolean(request.query.include_sources) === true);
         served.apply(reply);
         return tip;

@@ -19,6 +19,7 @@ import type { Filter } from '../../infrastructure/read-store/port.ts';
 import { commaList, drawRandom, setPaginationHeaders } from '../../http/paging.ts';
 import { requireBreed } from '../reference-lookups.ts';
 import type { QueryApiDeps } from '../deps.ts';
+import { registerConditionalGet } from '../../http/conditional.ts';
 
 const toCountry = (doc: CountryDoc) => ({
   iso_code: doc.iso_code,
@@ -61,6 +62,7 @@ export const legislationQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    await registerConditionalGet(instance);
     const countries = () => deps.readStore.collection<CountryDoc>(REFERENCE_COLLECTIONS.countries);
     const laws = () => deps.readStore.collection<LegislationDoc>(REFERENCE_COLLECTIONS.legislation);
     const tags = ['legislation'];
@@ -74,6 +76,7 @@ export const legislationQueryRoutes =
           querystring: ListCountriesQuery,
           response: { 200: Type.Array(CountryListItem), ...errors() },
         },
+        config: { paged: true },
       },
       async (request, reply) => {
         const filter = speciesFilter(request.query);
@@ -96,6 +99,7 @@ export const legislationQueryRoutes =
           querystring: CountryLegislationQuery,
           response: { 200: CountryLegislation, ...errors(404) },
         },
+        config: { paged: true },
       },
       async (request, reply) => {
         const query = request.query;
@@ -159,6 +163,7 @@ export const legislationQueryRoutes =
           querystring: BreedLegislationQuery,
           response: { 200: Type.Array(BreedLegislationItem), ...errors(404) },
         },
+        config: { paged: true },
       },
       async (request, reply) => {
         const breed = await requireBreed(deps.readStore, request.params.breedId);

@@ -27,7 +27,7 @@ export const voteQueryRoutes =
           querystring: ListVotesQuery,
           response: { 200: Type.Array(Vote), ...errors() },
         },
-        config: { feature: 'votes' },
+        config: { feature: 'votes', paged: true },
       },
       async (request, reply) => {
         const account = accountOf(request);

@@ -93,7 +93,7 @@ export const webhookQueryRoutes =
           querystring: ListDeliveriesQuery,
           response: { 200: Type.Array(WebhookDelivery), ...errors(404) },
         },
-        config: feature,
+        config: { ...feature, paged: true },
       },
       async (request, reply) => {
         const webhook = await ownWebhook(request.params.id, accountOf(request).id);
