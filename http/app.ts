@@ -21,6 +21,8 @@ import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitSettings } from '.
 import { BodyLimits, documentHttpErrors, registerMultipart } from './limits.ts';
 import { requestLogSerializer } from './request-log.ts';
 import { clientErrorHandler } from './client-errors.ts';
+import { registerHttpMetrics, type HttpMetricsOptions } from './metrics.ts';
+import { prettyTransport } from '../infrastructure/logger.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -44,6 +46,8 @@ export type HttpAppOptions = {
   /** A request's headers and body must arrive within requestTimeoutMs, its headers within headersTimeoutMs (slow clients are cut off). */
   requestTimeoutMs?: number;
   headersTimeoutMs?: number;
+  /** Request metrics, and /metrics behind METRICS_TOKEN (http/metrics.ts). */
+  metrics?: HttpMetricsOptions;
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -62,6 +66,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
             level: options.logLevel ?? 'info',
             redact: { paths: logRedactPaths, censor: '[redacted]' },
             serializers: { req: requestLogSerializer },
+            ...prettyTransport(),
           },
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
@@ -121,6 +126,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
 
   registerErrorHandling(app);
   registerAuth(app, options.auth);
+  if (options.metrics) registerHttpMetrics(app, options.metrics);
 
   app.get('/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
   app.get('/health', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ status: 'ok' }));
