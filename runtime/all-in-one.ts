@@ -70,7 +70,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean;
     onFailure: (name) => ops.metrics.processorFailures.inc({ processor: name }),
   });
   const dispatcher = config.runWebhookDispatcher
-    ? await startDispatcher({ ...adapters, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
+    ? await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
     : null;
   if (imported) await catchUp(adapters, 60_000);
   if (config.demoAccount) await ensureDemoAccount(adapters, logger);
