@@ -151,6 +151,7 @@ const showError = (error) => {
 const showConsole = async () => {
   await refresh();
   $('#login').hidden = true;
+  $('#login-error').textContent = '';
   $('#console').hidden = false;
   $('#logout').hidden = false;
   clearInterval(refreshTimer);
