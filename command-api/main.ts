@@ -5,20 +5,25 @@ import { authDependenciesOf } from '../http/auth.ts';
 import { httpLimitsOf } from '../http/limits.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
 import { commandApi } from './plugin.ts';
+import { loadOpsConfig } from '../infrastructure/ops-config.ts';
+import { startProcessOps } from '../infrastructure/ops.ts';
 
 /** The command API on its own: the write half of /v1. */
 const config = loadConfig();
 const adapters = await openAdapters(config);
+const opsConfig = loadOpsConfig();
+const ops = await startProcessOps({ name: 'command-api', ops: opsConfig, adapters });
 const app = await createHttpApp({
   title: 'Animal data API — commands',
   ...httpLimitsOf(config),
   logLevel: config.logLevel,
   auth: authDependenciesOf(config, adapters),
-  readiness: async () => ({ ready: (await adapters.eventStore.headPosition()) >= 0n }),
+  readiness: ops.readiness,
+  metrics: { metrics: ops.metrics, token: opsConfig.metricsToken },
 });
 await app.register(
   commandApi({
-    eventStore: adapters.eventStore,
+    eventStore: ops.eventStore,
     writePositions: adapters.writePositions,
     webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
   }),
@@ -27,5 +32,6 @@ await app.register(
 await app.listen({ port: config.port, host: config.host });
 onShutdown(async () => {
   await app.close();
+  await ops.stop();
   await adapters.close();
 });

@@ -25,6 +25,8 @@ import { allowedMethodsFinder } from './method-not-allowed.ts';
 import { registerCompression } from './compression.ts';
 import { documentResponseHeaders } from './response-headers.ts';
 import { API_KEY_SECURITY_SCHEMES } from './api-key.ts';
+import { registerHttpMetrics, type HttpMetricsOptions } from './metrics.ts';
+import { prettyTransport } from '../infrastructure/logger.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -48,6 +50,8 @@ export type HttpAppOptions = {
   /** A request's headers and body must arrive within requestTimeoutMs, its headers within headersTimeoutMs (slow clients are cut off). */
   requestTimeoutMs?: number;
   headersTimeoutMs?: number;
+  /** Request metrics, and /metrics behind METRICS_TOKEN (http/metrics.ts). */
+  metrics?: HttpMetricsOptions;
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -66,6 +70,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
             level: options.logLevel ?? 'info',
             redact: { paths: logRedactPaths, censor: '[redacted]' },
             serializers: { req: requestLogSerializer },
+            ...prettyTransport(),
           },
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
@@ -129,6 +134,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
 
   registerErrorHandling(app, allowedMethodsFinder(app.routeTable));
   registerAuth(app, options.auth);
+  if (options.metrics) registerHttpMetrics(app, options.metrics);
 
   app.get('/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
   app.get('/health', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ status: 'ok' }));

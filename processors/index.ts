@@ -18,20 +18,28 @@ export type Processor = {
 /** The processors of the service. Image validation/labelling and pet analyses join this list as they land. */
 export const processors: Processor[] = [];
 
+/** The consumer group of each processor (its name on the bus). */
+export const processorGroups = (list: readonly Processor[] = processors): string[] => list.map((processor) => `processor.${processor.name}`);
+
 export const startProcessors = async (
   bus: Bus,
   eventStore: EventStore,
   logger: Logger,
   list: readonly Processor[] = processors,
+  /** `onFailure`: a handler failed (counted by the metrics; the message is retried). */
+  hooks: { onFailure?: (processor: string) => void } = {},
 ): Promise<{ stop: () => Promise<void> }> => {
   const consumers: Consumer[] = [];
   for (const processor of list) {
     consumers.push(
       await bus.consume({
-        group: `processor.${processor.name}`,
+        group: processorGroups([processor])[0],
         topics: processor.topics,
         handle: (message) => processor.handle(fromBusMessage(message), { eventStore, logger }),
-        onError: (error, message) => logger.error({ err: error, processor: processor.name, offset: message.offset }, 'processor failed; will retry'),
+        onError: (error, message) => {
+          hooks.onFailure?.(processor.name);
+          logger.error({ err: error, processor: processor.name, offset: message.offset }, 'processor failed; will retry');
+        },
       }),
     );
   }

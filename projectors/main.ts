@@ -4,16 +4,29 @@ import { createLogger } from '../infrastructure/logger.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
 import { projections } from './index.ts';
 import { startProjections } from './runner.ts';
-import { startRelay } from './relay.ts';
+import { RELAY_CHECKPOINT, startRelay } from './relay.ts';
+import { loadOpsConfig } from '../infrastructure/ops-config.ts';
+import { startProcessOps } from '../infrastructure/ops.ts';
+import { Collections } from '../contracts/read-models.ts';
 
 /** The projectors on their own: read models and the relay to the bus. */
 const config = loadConfig();
 const logger = createLogger('projectors', config.logLevel);
 const adapters = await openAdapters(config);
+const names = projections.map((projection) => projection.name);
+const ops = await startProcessOps({
+  name: 'projectors',
+  ops: loadOpsConfig(),
+  adapters,
+  readyCheckpoints: names,
+  lagCheckpoints: [...names, RELAY_CHECKPOINT],
+  readModelGauges: { webhooks: Collections.webhooks, webhookDeliveries: Collections.webhookDeliveries },
+});
 const running = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
 const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
 onShutdown(async () => {
   await relay.stop();
   await running.stop();
+  await ops.stop();
   await adapters.close();
 });

@@ -80,13 +80,14 @@ export const projectToHead = async (
   eventStore: EventStore,
   readStore: ReadStore,
   projection: Projection,
-  options: { after?: bigint; batchSize?: number; onProgress?: (position: bigint, head: bigint) => void } = {},
+  options: { after?: bigint; batchSize?: number; onProgress?: (position: bigint, head: bigint) => void; until?: bigint } = {},
 ): Promise<bigint> => {
   await projection.setup?.(readStore);
-  const head = await eventStore.headPosition();
+  // `until`: stop at this position (inclusive) instead of the head (verified replays).
+  const head = options.until ?? (await eventStore.headPosition());
   let position = options.after ?? 0n;
   while (position < head) {
-    const batch = await eventStore.readAll({ after: position, maxCount: options.batchSize ?? 1000 });
+    const batch = (await eventStore.readAll({ after: position, maxCount: options.batchSize ?? 1000 })).filter((event) => event.position <= head);
     if (batch.length === 0) break;
     const work = unitOfWork(readStore);
     await applyBatch(

@@ -6,18 +6,21 @@ import { httpLimitsOf } from '../http/limits.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
 import { READ_MODEL_PROJECTIONS } from '../contracts/read-models.ts';
 import { queryApi } from './plugin.ts';
+import { loadOpsConfig } from '../infrastructure/ops-config.ts';
+import { startProcessOps } from '../infrastructure/ops.ts';
 
 /** The query API on its own: the read half of /v1, served from the read models. */
 const config = loadConfig();
 const adapters = await openAdapters(config);
+const opsConfig = loadOpsConfig();
+const ops = await startProcessOps({ name: 'query-api', ops: opsConfig, adapters, readyCheckpoints: READ_MODEL_PROJECTIONS });
 const app = await createHttpApp({
   title: 'Animal data API — queries',
   ...httpLimitsOf(config),
   logLevel: config.logLevel,
   auth: authDependenciesOf(config, adapters),
-  readiness: async () => ({
-    ready: await adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, await adapters.eventStore.headPosition(), 0),
-  }),
+  readiness: ops.readiness,
+  metrics: { metrics: ops.metrics, token: opsConfig.metricsToken },
 });
 await app.register(
   queryApi({ readStore: adapters.readStore, eventStore: adapters.eventStore, writePositions: adapters.writePositions, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs }),
@@ -26,5 +29,6 @@ await app.register(
 await app.listen({ port: config.port, host: config.host });
 onShutdown(async () => {
   await app.close();
+  await ops.stop();
   await adapters.close();
 });

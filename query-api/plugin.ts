@@ -13,9 +13,13 @@ import { healthTipQueryRoutes } from './routes/health-tips.ts';
 import { breedQueryRoutes } from './routes/breeds.ts';
 import { categoryQueryRoutes } from './routes/categories.ts';
 import { legislationQueryRoutes } from './routes/legislation.ts';
+import { adminStreamRoutes } from './routes/admin/streams.ts';
+import { adminEventRoutes } from './routes/admin/events.ts';
+import { adminExportRoutes } from './routes/admin/export.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
-  eventStore: Pick<EventStore, 'headPosition'>;
+  /** The audit routes (admin) read the log itself. */
+  eventStore: Pick<EventStore, 'headPosition' | 'readAll' | 'readStream'>;
   writePositions: WritePositions;
   readYourWritesTimeoutMs: number;
 };
@@ -46,4 +50,7 @@ export const queryApi =
     await app.register(breedQueryRoutes(deps));
     await app.register(categoryQueryRoutes(deps));
     await app.register(legislationQueryRoutes(deps));
+    await app.register(adminStreamRoutes({ eventStore: options.eventStore }));
+    await app.register(adminEventRoutes({ eventStore: options.eventStore }));
+    await app.register(adminExportRoutes({ eventStore: options.eventStore }));
   };

@@ -15,11 +15,16 @@ import { startDispatcher } from '../webhook-dispatcher/index.ts';
 import { READ_MODEL_PROJECTIONS, Collections } from '../contracts/read-models.ts';
 import { openAccount } from '../command-api/handlers/accounts.ts';
 import { importReferenceDataOnStart } from './reference-data-import.ts';
+import { loadOpsConfig, type OpsConfig } from '../infrastructure/ops-config.ts';
+import { startProcessOps, type ProcessOps } from '../infrastructure/ops.ts';
+import { RELAY_CHECKPOINT } from '../projectors/relay.ts';
+import { consumerGroupsOf, opsRoutes } from './ops-routes.ts';
 
 export type RunningService = {
   app: HttpApp;
   adapters: Adapters;
   url: string;
+  ops: ProcessOps;
   stop: () => Promise<void>;
 };
 
@@ -45,16 +50,27 @@ const ensureDemoAccount = async (adapters: Adapters, logger: Logger): Promise<vo
  * The whole service in one process: command API and query API behind one /v1 Fastify surface,
  * projectors, the relay to the bus, processors and the webhook dispatcher.
  */
-export const startAllInOne = async (config: Config, options: { logger?: boolean } = {}): Promise<RunningService> => {
+export const startAllInOne = async (config: Config, options: { logger?: boolean; ops?: Partial<OpsConfig> } = {}): Promise<RunningService> => {
   const logger = createLogger('all-in-one', options.logger === false ? 'silent' : config.logLevel);
   const adapters = await openAdapters(config);
+  const opsConfig = { ...loadOpsConfig(), ...options.ops };
+  const ops = await startProcessOps({
+    name: 'all-in-one',
+    ops: opsConfig,
+    adapters,
+    readyCheckpoints: READ_MODEL_PROJECTIONS,
+    lagCheckpoints: [...READ_MODEL_PROJECTIONS, RELAY_CHECKPOINT],
+    readModelGauges: { webhooks: Collections.webhooks, webhookDeliveries: Collections.webhookDeliveries },
+  });
   // Before the subscriptions start, so the import does not compete with them (cheap when unchanged).
   const imported = config.referenceDataImport ? await importReferenceDataOnStart(adapters, logger) : false;
   const projectors = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
   const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
-  const processors = await startProcessors(adapters.bus, adapters.eventStore, logger);
+  const processors = await startProcessors(adapters.bus, ops.eventStore, logger, undefined, {
+    onFailure: (name) => ops.metrics.processorFailures.inc({ processor: name }),
+  });
   const dispatcher = config.runWebhookDispatcher
-    ? await startDispatcher({ ...adapters, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
+    ? await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
     : null;
   if (imported) await catchUp(adapters, 60_000);
   if (config.demoAccount) await ensureDemoAccount(adapters, logger);
@@ -65,15 +81,12 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
     logger: options.logger,
     ...httpLimitsOf(config),
     auth: authDependenciesOf(config, adapters),
-    readiness: async () => {
-      const head = await adapters.eventStore.headPosition();
-      const ready = await adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, head, 0);
-      return { ready, details: { head: head.toString(), adapters: adapters.kinds } };
-    },
+    readiness: ops.readiness,
+    metrics: { metrics: ops.metrics, token: opsConfig.metricsToken },
   });
   await app.register(
     commandApi({
-      eventStore: adapters.eventStore,
+      eventStore: ops.eventStore,
       writePositions: adapters.writePositions,
       webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
     }),
@@ -88,6 +101,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
     }),
     { prefix: '/v1' },
   );
+  await app.register(opsRoutes({ config, adapters, ops, consumerGroups: consumerGroupsOf(config) }), { prefix: '/v1' });
   if (!config.adminApiKey) logger.warn('ADMIN_API_KEY is not set: the /v1/admin operations answer 403 (use npm run admin instead)');
 
   const address = await app.listen({ port: config.port, host: config.host });
@@ -101,7 +115,8 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
       await processors.stop();
       await relay.stop();
       await projectors.stop();
+      await ops.stop();
       await adapters.close();
     })());
-  return { app, adapters, url: address, stop };
+  return { app, adapters, url: address, ops, stop };
 };

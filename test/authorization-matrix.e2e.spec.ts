@@ -20,7 +20,15 @@ import { recordFigures } from './harness-figures.ts';
  */
 
 /** Routes anyone may call without a key. Adding one is a security decision: list it here. */
-const PUBLIC_ROUTES = new Set(['GET /v1/openapi.json', 'GET /health', 'GET /ready']);
+const PUBLIC_ROUTES = new Set([
+  'GET /v1/openapi.json',
+  'GET /health',
+  'GET /ready',
+  // The operations console's static page, script and style: no data; it asks for the admin key.
+  'GET /v1/admin/console',
+  'GET /v1/admin/console/console.js',
+  'GET /v1/admin/console/console.css',
+]);
 const isPublicRoute = (route: RouteEntry) =>
   PUBLIC_ROUTES.has(`${route.method === 'HEAD' ? 'GET' : route.method} ${route.url}`) || route.url === '/v1/docs' || route.url.startsWith('/v1/docs/');
 

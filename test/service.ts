@@ -8,6 +8,8 @@ export const ADMIN_KEY = 'test-admin-key-0123456789';
 
 export type TestService = RunningService & {
   dataDir: string;
+  /** The configuration it runs with (adapters' URLs included). */
+  config: Config;
   request: (method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; raw?: string }) => Promise<{
     status: number;
     headers: Headers;
@@ -56,6 +58,7 @@ export const startTestService = async (overrides: Partial<Config> = {}, dataDir 
   const service: TestService = {
     ...running,
     dataDir,
+    config,
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.key !== null && options.key !== undefined) headers['x-api-key'] = options.key;

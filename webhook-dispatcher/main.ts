@@ -3,13 +3,17 @@ import { openAdapters } from '../infrastructure/adapters.ts';
 import { createLogger } from '../infrastructure/logger.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
 import { startDispatcher } from './index.ts';
+import { loadOpsConfig } from '../infrastructure/ops-config.ts';
+import { startProcessOps } from '../infrastructure/ops.ts';
 
 /** The webhook dispatcher on its own, consuming the bus in its own consumer group. */
 const config = loadConfig();
 const logger = createLogger('webhook-dispatcher', config.logLevel);
 const adapters = await openAdapters(config);
-const running = await startDispatcher({ ...adapters, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } });
+const ops = await startProcessOps({ name: 'webhook-dispatcher', ops: loadOpsConfig(), adapters });
+const running = await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } });
 onShutdown(async () => {
   await running.stop();
+  await ops.stop();
   await adapters.close();
 });

@@ -45,6 +45,30 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
       await expect.poll(() => seen, { timeout: 20_000 }).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
     });
 
+    it('reports the lag of the groups it consumes: waiting messages, zero once handled', async () => {
+      if (!bus.lag) return;
+      const group = `glag-${randomUUID()}`;
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const seen: string[] = [];
+      await publishN(4);
+      consumers.push(
+        await bus.consume({
+          group,
+          topics: [topic],
+          handle: async (message) => {
+            await gate;
+            seen.push(message.value);
+          },
+        }),
+      );
+      const lagOf = async () => (await bus.lag!()).find((entry) => entry.group === group)?.messages;
+      expect(await lagOf()).toBe(4);
+      release();
+      await expect.poll(() => seen.length, { timeout: 20_000 }).toBe(4);
+      await expect.poll(lagOf, { timeout: 20_000 }).toBe(0);
+    });
+
     it('gives every group every message', async () => {
       const a: string[] = [];
       const b: string[] = [];

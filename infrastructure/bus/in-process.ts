@@ -68,8 +68,12 @@ export const inProcessBus = (file: string | undefined, options: InProcessBusOpti
     prune.run(Date.now() - retentionMs);
   };
 
+  /** Groups consumed here and their topics, for lag(). */
+  const groupTopics = new Map<string, string[]>();
+
   const consume = async (options: ConsumeOptions): Promise<Consumer> => {
     const handler = consumeHandler(options);
+    groupTopics.set(options.group, [...new Set([...(groupTopics.get(options.group) ?? []), ...options.topics])]);
     let stopped = false;
     let wake: (() => void) | null = null;
     const onPublished = () => wake?.();
@@ -181,6 +185,16 @@ export const inProcessBus = (file: string | undefined, options: InProcessBusOpti
       published.emit('published');
     },
     consume,
+    async lag() {
+      if (!db.open) return [];
+      return [...groupTopics].map(([group, topics]) => {
+        const offset = groupOffset.get(group)?.seq ?? 0;
+        const row = db
+          .prepare(`SELECT count(*) AS n FROM messages WHERE seq > ? AND topic IN (${topics.map(() => '?').join(', ')})`)
+          .get(offset, ...topics) as { n: number | bigint };
+        return { group, topics, messages: Number(row.n) };
+      });
+    },
     async close() {
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
       if (db.open) db.close();

@@ -81,8 +81,12 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Bus> => {
     await producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })) });
   };
 
+  /** Groups consumed here (by their logical names) and their topics, for lag(). */
+  const groupTopics = new Map<string, string[]>();
+
   const consume = async (consumeOptions: ConsumeOptions): Promise<Consumer> => {
     const handler = consumeHandler(consumeOptions);
+    groupTopics.set(consumeOptions.group, [...new Set([...(groupTopics.get(consumeOptions.group) ?? []), ...consumeOptions.topics])]);
     const topics = consumeOptions.topics.map(real);
     await ensureTopics(topics);
     const consumer = kafka.consumer({ groupId: real(consumeOptions.group), sessionTimeout: 30_000, heartbeatInterval: 3_000 });
@@ -205,9 +209,30 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Bus> => {
     };
   };
 
+  /** Per group: end offsets of its topics' partitions minus its committed offsets (uncommitted: from the low watermark). */
+  const lag = async () => {
+    const result = [];
+    for (const [group, topics] of groupTopics) {
+      let messages = 0;
+      const committed = await admin.fetchOffsets({ groupId: real(group), topics: topics.map(real) });
+      for (const topic of topics) {
+        const ends = await admin.fetchTopicOffsets(real(topic));
+        const partitions = committed.find((entry) => entry.topic === real(topic))?.partitions ?? [];
+        for (const end of ends) {
+          const done = Number(partitions.find((partition) => partition.partition === end.partition)?.offset ?? '-1');
+          const from = done >= 0 ? done : Number(end.low);
+          messages += Math.max(0, Number(end.high) - from);
+        }
+      }
+      result.push({ group, topics, messages });
+    }
+    return result;
+  };
+
   return {
     publish,
     consume,
+    lag,
     async close() {
       await Promise.all([...consumers].map((consumer) => consumer.disconnect()));
       consumers.clear();

@@ -30,10 +30,15 @@ export type ConsumeOptions = {
 /** `stop` lets the running handler finish and commits what was finished, then leaves the group. */
 export type Consumer = { stop: () => Promise<void> };
 
+/** Messages a consumer group still has to handle on its topics (for metrics and the console). */
+export type GroupLag = { group: string; topics: string[]; messages: number };
+
 export interface Bus {
   /** Resolves once every message is durably accepted by the bus (acknowledged). */
   publish(messages: OutgoingMessage[]): Promise<void>;
   consume(options: ConsumeOptions): Promise<Consumer>;
+  /** The lag of every group consumed through this bus instance (this process's consumers). */
+  lag?(): Promise<GroupLag[]>;
   close(): Promise<void>;
 }
 
