@@ -36,11 +36,13 @@ export const documentResponseHeaders = (app: FastifyInstance, options: { rateLim
   app.addHook('onRoute', (route) => {
     const schema = route.schema as { response?: Record<string, Record<string, unknown>>; hide?: boolean } | undefined;
     if (!schema?.response || schema.hide) return;
-    const config = (route.config ?? {}) as { paged?: boolean };
+    const config = (route.config ?? {}) as { paged?: boolean; auth?: string };
+    // The admin key is never rate-limited (see rate-limit.ts), nor are public routes without a key.
+    const limited = options.rateLimited && (config.auth ?? 'account') === 'account';
     for (const [status, response] of Object.entries(schema.response)) {
       const headers: Record<string, object> = {};
       if (config.paged && status === '200') Object.assign(headers, PAGINATION_HEADER_SCHEMAS);
-      if (options.rateLimited) Object.assign(headers, RATE_LIMIT_HEADER_SCHEMAS);
+      if (limited) Object.assign(headers, RATE_LIMIT_HEADER_SCHEMAS);
       if (status === '429') Object.assign(headers, RATE_LIMIT_HEADER_SCHEMAS, RETRY_AFTER_HEADER_SCHEMA);
       if (Object.keys(headers).length === 0) continue;
       schema.response[status] = { ...response, headers: { ...(response.headers as object | undefined), ...headers } };

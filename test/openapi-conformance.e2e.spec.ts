@@ -26,6 +26,7 @@ type Spec = { paths: Record<string, Record<string, Operation>>; components: Reco
 
 let service: TestService;
 let key: string;
+let accountId: string;
 let spec: Spec;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
@@ -76,7 +77,9 @@ beforeAll(async () => {
   service = await startTestService();
   spec = (await service.request('GET', '/v1/openapi.json')).body;
   ajv.addSchema(spec as object, 'openapi.json');
-  key = (await service.createAccount()).api_key;
+  const account = await service.createAccount();
+  key = account.api_key;
+  accountId = account.account_id;
 });
 afterAll(async () => {
   await service?.dispose();
@@ -115,7 +118,20 @@ describe('every documented response matches the served OpenAPI document', () => 
       return firstId.get(listUrl);
     };
     const paths = Object.keys(spec.paths).filter((path) => spec.paths[path].get).sort((a, b) => a.length - b.length);
+    // Operations whose path parameters no list above them gives: the auditor's and operator's routes.
+    const verify = await service.request('POST', '/v1/admin/operations/verify', { key: ADMIN_KEY, body: { projection: 'votes' } });
+    const pathUrls: Record<string, string> = {
+      '/v1/admin/streams/{stream}': `/v1/admin/streams/account-${accountId}`,
+      '/v1/admin/streams/{stream}/state': `/v1/admin/streams/account-${accountId}/state`,
+      '/v1/admin/accounts/{id}/history': `/v1/admin/accounts/${accountId}/history`,
+      '/v1/admin/operations/{id}': `/v1/admin/operations/${verify.body.id}`,
+    };
     for (const path of paths) {
+      if (pathUrls[path]) {
+        const response = await check('get', path, pathUrls[path]);
+        if (response.status === 200) called.push(path);
+        continue;
+      }
       // Each parameter from the list above it (`/v1/votes/{id}` ← `GET /v1/votes`), else from the samples.
       let url = '';
       let fillable = true;
