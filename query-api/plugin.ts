@@ -13,6 +13,9 @@ import { healthTipQueryRoutes } from './routes/health-tips.ts';
 import { breedQueryRoutes } from './routes/breeds.ts';
 import { categoryQueryRoutes } from './routes/categories.ts';
 import { legislationQueryRoutes } from './routes/legislation.ts';
+import { imagePipelineQueryRoutes } from './routes/image-pipeline.ts';
+import { imageFileRoutes } from './routes/image-files.ts';
+import { uploadQuotaQueryRoutes } from './routes/upload-quota.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   eventStore: Pick<EventStore, 'headPosition'>;
@@ -26,6 +29,7 @@ export const queryApi =
   async (app) => {
     const deps: QueryApiDeps = {
       readStore: options.readStore,
+      images: options.images,
       catchUp: async () => {
         const head = await options.eventStore.headPosition();
         await options.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, head, options.readYourWritesTimeoutMs);
@@ -46,4 +50,7 @@ export const queryApi =
     await app.register(breedQueryRoutes(deps));
     await app.register(categoryQueryRoutes(deps));
     await app.register(legislationQueryRoutes(deps));
+    await app.register(imagePipelineQueryRoutes(deps));
+    await app.register(imageFileRoutes(deps));
+    await app.register(uploadQuotaQueryRoutes(deps));
   };
