@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
@@ -292,7 +292,7 @@ describe('the monthly upload quota', () => {
     expect(set.body).toEqual({ quota: 3, usage: 0, remaining: 3 });
     expect((await service.request('PUT', '/v1/accounts/no-such-account/quota', { key: ADMIN_KEY, body: { imageUploadQuota: 3 } })).status).toBe(404);
     const photo = await catPhoto('png');
-    const blobCount = () => readdirSync(join(service.dataDir, 'blobs'), { recursive: true }).length;
+    const blobCount = () => (existsSync(join(service.dataDir, 'blobs')) ? readdirSync(join(service.dataDir, 'blobs'), { recursive: true }).length : 0);
     const blobsAtStart = blobCount();
     for (let i = 0; i < 2; i++) expect((await uploadFile(photo, { apiKey: account.api_key })).status).toBe(201);
     expect((await service.request('GET', '/v1/accounts/quota', { key: account.api_key })).body).toEqual({ quota: 3, usage: 2, remaining: 1 });
@@ -309,6 +309,23 @@ describe('the monthly upload quota', () => {
     expect(blobCount() - blobsBefore).toBe(perImage);
     expect((await service.request('GET', '/v1/accounts/quota', { key: account.api_key })).body).toEqual({ quota: 3, usage: 3, remaining: 0 });
     expect((await uploadFile(photo, { apiKey: account.api_key })).body.code).toBe('upload_quota_exceeded');
+    const usage = await service.request('GET', '/v1/accounts/usage', { key: account.api_key });
+    expect(usage.body).toEqual([{ sub_id: null, images: 3, votes: 0, favourites: 0, pets: 0 }]);
+  });
+
+  it('counts uploads per sub_id in the usage, not the auto-cropped children', async () => {
+    const account = await service.createAccount({ name: 'Usage' });
+    const scene = await drawScene(400, 300, [
+      { rgb: CAT_RGB, left: 10, top: 10, width: 100, height: 100 },
+      { rgb: DOG_RGB, left: 200, top: 100, width: 150, height: 150 },
+    ]);
+    const synced = await uploadFile(scene, { path: '/v1/images/upload-sync', apiKey: account.api_key, fields: { sub_id: 'kid' } });
+    expect(synced.status).toBe(201);
+    expect(synced.body.childImages).toHaveLength(2);
+    expect((await uploadFile(scene, { apiKey: account.api_key, fields: { sub_id: 'kid' } })).status).toBe(201);
+    const usage = await service.request('GET', '/v1/accounts/usage', { key: account.api_key });
+    expect(usage.body).toEqual([{ sub_id: 'kid', images: 2, votes: 0, favourites: 0, pets: 0 }]);
+    expect((await service.request('GET', '/v1/accounts/quota', { key: account.api_key })).body.usage).toBe(2);
   });
 });
 
