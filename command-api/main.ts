@@ -4,6 +4,7 @@ import { createHttpApp } from '../http/app.ts';
 import { authDependenciesOf } from '../http/auth.ts';
 import { httpLimitsOf } from '../http/limits.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
+import { imageSettingsOf } from '../http/image-settings.ts';
 import { commandApi } from './plugin.ts';
 import { loadOpsConfig } from '../infrastructure/ops-config.ts';
 import { startProcessOps } from '../infrastructure/ops.ts';
@@ -26,6 +27,7 @@ await app.register(
     eventStore: ops.eventStore,
     writePositions: adapters.writePositions,
     webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+    images: imageSettingsOf(config, adapters.blobs),
   }),
   { prefix: '/v1' },
 );

@@ -3,6 +3,7 @@
  * the shapes and names from here and from nowhere else.
  */
 import { REFERENCE_COLLECTIONS } from './reference-read-models.ts';
+import type { FractionBox, ImageBlobKeys, ImageFormat, ImageLabel, ImageStatus, ModerationLabel } from '../domain/images/image.ts';
 
 export * from './reference-read-models.ts';
 
@@ -14,6 +15,8 @@ export const Collections = {
   webhooks: 'webhooks',
   webhookDeliveries: 'webhook_deliveries',
   usageRecords: 'usage_records',
+  images: 'images',
+  uploadQuotas: 'upload_quotas',
   ...REFERENCE_COLLECTIONS,
 } as const;
 
@@ -25,6 +28,8 @@ export const READ_MODEL_PROJECTIONS = [
   'webhooks',
   'webhook_deliveries',
   'usage',
+  'images',
+  'upload_quotas',
   // reference data (breeds, colours and care tips · facts · health tips · categories · legislation)
   'breeds',
   'facts',
@@ -133,4 +138,74 @@ export type WebhookDeliveryDoc = {
   status_reason: string | null;
   attempts: WebhookAttemptDoc[];
   payload: Record<string, unknown>;
+};
+
+/**
+ * One image (projection `images`, from the `image-<id>` stream). Deleted images are removed.
+ * Everything the search filters and the answers need is on the document; breed/category/colour
+ * records are joined from the reference read models when answering.
+ */
+export type ImageDoc = {
+  _id: string;
+  id: string;
+  account_id: string;
+  sub_id: string | null;
+  /** '1' cat, '2' dog, '3' horse — from labelling (detected animal); null until labelled or when none. */
+  species_id: string | null;
+  /** Breeds tagged on the image (named at upload or tagged later). */
+  breed_ids: string[];
+  /** The classifier's breed classes mapped to our breed ids, best first (not tagged). */
+  suggested_breed_ids: string[];
+  category_ids: string[];
+  /** Dominant colours mapped to the colour vocabulary: ids (`cat-blk`) and upper-case codes (`BLK`). */
+  colour_ids: string[];
+  colour_codes: string[];
+  mime_type: string;
+  format: ImageFormat;
+  width: number;
+  height: number;
+  bytes: number;
+  age_months: number | null;
+  original_filename: string | null;
+  status: ImageStatus;
+  unsafe_reasons: string[];
+  moderation_labels: ModerationLabel[];
+  labels: ImageLabel[];
+  tags: string[];
+  orientation: 'landscape' | 'portrait' | 'square' | null;
+  /** Approved public request: the image is in everyone's search. */
+  public: boolean;
+  review: { approved: boolean; public: boolean; pending: boolean; rejected: boolean; flagged: boolean; is_portrait: boolean };
+  public_request: {
+    id: string;
+    status: 'pending' | 'approved' | 'rejected';
+    request_message: string | null;
+    created_at: string;
+    admin_message: string | null;
+    actioned_by_email: string | null;
+    actioned_at: string | null;
+  } | null;
+  /** The unguessable public address is `/v1/images/files/<url_token>.<format>` (see contracts/images.ts `imageUrl`). */
+  url_token: string;
+  blob_keys: ImageBlobKeys;
+  parent_image_id: string | null;
+  crop_box: FractionBox | null;
+  child_image_ids: string[];
+  /** Analysis (labelling) vendor and time; null until labelled. */
+  vendor: string | null;
+  analysed_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** A random number in [0, 1) drawn at upload, for cheap random orders. */
+  random: number;
+};
+
+/** The monthly upload quota of one account (projection `upload_quotas`, from `quota-<accountId>`). */
+export type UploadQuotaDoc = {
+  _id: string;
+  account_id: string;
+  /** null: the deployment default (IMAGE_UPLOAD_QUOTA). */
+  quota: number | null;
+  /** Uploads per calendar month (UTC), e.g. { '2026-11': 12 }. */
+  usage: Record<string, number>;
 };

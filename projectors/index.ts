@@ -11,9 +11,12 @@ import { healthTipsProjection } from './health-tips.ts';
 import { categoriesProjection } from './categories.ts';
 import { legislationProjection } from './legislation.ts';
 import { usageProjection } from './usage.ts';
+import { imagesProjection } from './images.ts';
+import { uploadQuotasProjection } from './upload-quotas.ts';
 
 /** Every read-model projection, by name. The names are the ones the query API waits on. */
 export const projections: Projection[] = [accountsProjection, votesProjection, favouritesProjection, webhooksProjection, webhookDeliveriesProjection, usageProjection,
+  imagesProjection, uploadQuotasProjection,
   breedsProjection, factsProjection, healthTipsProjection, categoriesProjection, legislationProjection];
 
 const missing = READ_MODEL_PROJECTIONS.filter((name) => !projections.some((projection) => projection.name === name));

@@ -28,6 +28,8 @@ export const usageProjection = defineProjection({
     const creation = CREATIONS[recorded.type];
     if (!creation) return;
     const data = recorded.data;
+    // A child image cropped by auto-crop is not an upload (nor charged to the quota).
+    if (recorded.type === 'ImageUploaded' && data.parent_image_id) return;
     const id = creation.id(data);
     const accountId = text(data.account_id) ?? recorded.metadata.account_id;
     if (id === undefined || id === null || !accountId) return;

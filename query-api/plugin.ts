@@ -16,6 +16,9 @@ import { legislationQueryRoutes } from './routes/legislation.ts';
 import { adminStreamRoutes } from './routes/admin/streams.ts';
 import { adminEventRoutes } from './routes/admin/events.ts';
 import { adminExportRoutes } from './routes/admin/export.ts';
+import { imagePipelineQueryRoutes } from './routes/image-pipeline.ts';
+import { imageFileRoutes } from './routes/image-files.ts';
+import { uploadQuotaQueryRoutes } from './routes/upload-quota.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   /** The audit routes (admin) read the log itself. */
@@ -30,6 +33,7 @@ export const queryApi =
   async (app) => {
     const deps: QueryApiDeps = {
       readStore: options.readStore,
+      images: options.images,
       catchUp: async () => {
         const head = await options.eventStore.headPosition();
         await options.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, head, options.readYourWritesTimeoutMs);
@@ -53,4 +57,7 @@ export const queryApi =
     await app.register(adminStreamRoutes({ eventStore: options.eventStore }));
     await app.register(adminEventRoutes({ eventStore: options.eventStore }));
     await app.register(adminExportRoutes({ eventStore: options.eventStore }));
+    await app.register(imagePipelineQueryRoutes(deps));
+    await app.register(imageFileRoutes(deps));
+    await app.register(uploadQuotaQueryRoutes(deps));
   };

@@ -5,12 +5,15 @@ import { createLogger } from '../infrastructure/logger.ts';
 import { createHttpApp, type HttpApp } from '../http/app.ts';
 import { authDependenciesOf } from '../http/auth.ts';
 import { httpLimitsOf } from '../http/limits.ts';
+import { imageSettingsOf } from '../http/image-settings.ts';
 import { commandApi } from '../command-api/plugin.ts';
 import { queryApi } from '../query-api/plugin.ts';
 import { projections } from '../projectors/index.ts';
 import { startProjections } from '../projectors/runner.ts';
 import { startRelay } from '../projectors/relay.ts';
-import { startProcessors } from '../processors/index.ts';
+import { processors as allProcessors, startProcessors } from '../processors/index.ts';
+import type { VisionModels } from '../infrastructure/vision/port.ts';
+import { openVisionModels } from '../infrastructure/vision/index.ts';
 import { startDispatcher } from '../webhook-dispatcher/index.ts';
 import { READ_MODEL_PROJECTIONS, Collections } from '../contracts/read-models.ts';
 import { openAccount } from '../command-api/handlers/accounts.ts';
@@ -50,7 +53,13 @@ const ensureDemoAccount = async (adapters: Adapters, logger: Logger): Promise<vo
  * The whole service in one process: command API and query API behind one /v1 Fastify surface,
  * projectors, the relay to the bus, processors and the webhook dispatcher.
  */
-export const startAllInOne = async (config: Config, options: { logger?: boolean; ops?: Partial<OpsConfig> } = {}): Promise<RunningService> => {
+/**
+ * `vision`: the image models for the pipeline processors (validation, labelling); by default the
+ * real ones (infrastructure/vision, loaded on first use). `ops`: metrics/readiness settings.
+ */
+export type AllInOneOptions = { logger?: boolean; ops?: Partial<OpsConfig>; vision?: VisionModels };
+
+export const startAllInOne = async (config: Config, options: AllInOneOptions = {}): Promise<RunningService> => {
   const logger = createLogger('all-in-one', options.logger === false ? 'silent' : config.logLevel);
   const adapters = await openAdapters(config);
   const opsConfig = { ...loadOpsConfig(), ...options.ops };
@@ -66,7 +75,12 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean;
   const imported = config.referenceDataImport ? await importReferenceDataOnStart(adapters, logger) : false;
   const projectors = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
   const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
-  const processors = await startProcessors(adapters.bus, ops.eventStore, logger, undefined, {
+  const vision = options.vision ?? openVisionModels();
+  const processors = await startProcessors(adapters.bus, ops.eventStore, logger, allProcessors, {
+    blobs: adapters.blobs,
+    readStore: adapters.readStore,
+    vision,
+  }, {
     onFailure: (name) => ops.metrics.processorFailures.inc({ processor: name }),
   });
   const dispatcher = config.runWebhookDispatcher
@@ -89,6 +103,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean;
       eventStore: ops.eventStore,
       writePositions: adapters.writePositions,
       webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+      images: imageSettingsOf(config, adapters.blobs),
     }),
     { prefix: '/v1' },
   );
@@ -98,6 +113,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean;
       eventStore: adapters.eventStore,
       writePositions: adapters.writePositions,
       readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+      images: imageSettingsOf(config, adapters.blobs),
     }),
     { prefix: '/v1' },
   );
@@ -113,6 +129,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean;
       await app.close();
       await dispatcher?.stop();
       await processors.stop();
+      if (!options.vision) await vision.close();
       await relay.stop();
       await projectors.stop();
       await ops.stop();

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { Collections, type ImageDoc } from '../contracts/read-models.ts';
+import type { ImageEvent } from '../domain/images/image.ts';
+import { defineProjection } from './projection.ts';
+
+/** A stable number in [0, 1) from the image id (random order without a random write). */
+const randomOf = (imageId: string): number => createHash('sha256').update(imageId).digest().readUInt32BE(0) / 2 ** 32;
+
+const reviewOf = (doc: Pick<ImageDoc, 'status' | 'public' | 'public_request' | 'orientation'>): ImageDoc['review'] => ({
+  approved: doc.public,
+  public: doc.public,
+  pending: doc.public_request?.status === 'pending',
+  rejected: doc.public_request?.status === 'rejected',
+  flagged: doc.status === 'unsafe',
+  is_portrait: doc.orientation === 'portrait',
+});
+
+/** Images, one document each; a deleted image is removed (tombstoned). */
+export const imagesProjection = defineProjection({
+  name: 'images',
+  collections: [Collections.images],
+  streamPrefixes: ['image-'],
+  async setup(store) {
+    const images = store.collection(Collections.images);
+    for (const field of ['account_id', 'sub_id', 'public', 'species_id', 'breed_ids', 'status', 'url_token']) await images.createIndex(field);
+  },
+  async apply(recorded, store) {
+    const event = recorded as unknown as ImageEvent;
+    const images = store.collection<ImageDoc>(Collections.images);
+    const id = event.data.image_id;
+    if (event.type === 'ImageUploaded') {
+      const data = event.data;
+      const doc: ImageDoc = {
+        _id: id,
+        id,
+        account_id: data.account_id,
+        sub_id: data.sub_id,
+        species_id: null,
+        breed_ids: [...data.breed_ids],
+        suggested_breed_ids: [],
+        category_ids: [],
+        colour_ids: [],
+        colour_codes: [],
+        mime_type: data.mime_type,
+        format: data.format,
+        width: data.width,
+        height: data.height,
+        bytes: data.bytes,
+        age_months: data.age_months,
+        original_filename: data.original_filename,
+        status: 'to_be_reviewed',
+        unsafe_reasons: [],
+        moderation_labels: [],
+        labels: [],
+        tags: [],
+        orientation: null,
+        public: false,
+        review: { approved: false, public: false, pending: false, rejected: false, flagged: false, is_portrait: false },
+        public_request: null,
+        url_token: data.url_token,
+        blob_keys: data.blob_keys,
+        parent_image_id: data.parent_image_id,
+        crop_box: data.crop_box,
+        child_image_ids: [],
+        vendor: null,
+        analysed_at: null,
+        created_at: data.created_at,
+        updated_at: data.created_at,
+        random: randomOf(id),
+      };
+      await images.upsert(doc, recorded.position);
+      return;
+    }
+    if (event.type === 'ImageDeleted') {
+      await images.delete(id, recorded.position);
+      return;
+    }
+    const doc = await images.get(id);
+    if (!doc) return;
+    let next: ImageDoc;
+    switch (event.type) {
+      case 'ImageValidated':
+        next = {
+          ...doc,
+          status: event.data.verdict,
+          unsafe_reasons: event.data.unsafe_reasons,
+          moderation_labels: event.data.moderation_labels,
+          updated_at: event.data.validated_at,
+        };
+        break;
+      case 'ImageLabelled':
+        next = {
+          ...doc,
+          status: 'labelled',
+          labels: event.data.labels,
+          species_id: event.data.species_id,
+          suggested_breed_ids: event.data.suggested_breed_ids,
+          tags: event.data.tags,
+          colour_ids: event.data.colour_ids,
+          colour_codes: event.data.colour_codes,
+          orientation: event.data.orientation,
+          child_image_ids: event.data.child_image_ids,
+          vendor: event.data.vendor,
+          analysed_at: event.data.labelled_at,
+          updated_at: event.data.labelled_at,
+        };
+        break;
+      case 'ImageBreedTagged':
+        next = doc.breed_ids.includes(event.data.breed_id) ? doc : { ...doc, breed_ids: [...doc.breed_ids, event.data.breed_id], updated_at: event.data.tagged_at };
+        break;
+      case 'ImageBreedUntagged':
+        next = { ...doc, breed_ids: doc.breed_ids.filter((breed) => breed !== event.data.breed_id), updated_at: event.data.untagged_at };
+        break;
+      case 'ImagePublicRequested':
+        next = {
+          ...doc,
+          public_request: {
+            id: event.data.request_id,
+            status: 'pending',
+            request_message: event.data.request_message,
+            created_at: event.data.created_at,
+            admin_message: null,
+            actioned_by_email: null,
+            actioned_at: null,
+          },
+        };
+        break;
+      case 'ImagePublicRequestDecided':
+        next = {
+          ...doc,
+          public: doc.public || event.data.status === 'approved',
+          public_request: doc.public_request && {
+            ...doc.public_request,
+            status: event.data.status,
+            admin_message: event.data.admin_message,
+            actioned_by_email: event.data.actioned_by_email,
+            actioned_at: event.data.actioned_at,
+          },
+        };
+        break;
+    }
+    await images.upsert({ ...next, review: reviewOf(next) }, recorded.position);
+  },
+});
