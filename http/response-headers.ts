@@ -37,8 +37,8 @@ export const documentResponseHeaders = (app: FastifyInstance, options: { rateLim
     const schema = route.schema as { response?: Record<string, Record<string, unknown>>; hide?: boolean } | undefined;
     if (!schema?.response || schema.hide) return;
     const config = (route.config ?? {}) as { paged?: boolean; auth?: string };
-    // The admin key is never rate-limited (see rate-limit.ts), nor are public routes without a key.
-    const limited = options.rateLimited && (config.auth ?? 'account') === 'account';
+    // The admin key is never rate-limited (see rate-limit.ts); public routes are, by client address.
+    const limited = options.rateLimited && config.auth !== 'admin';
     for (const [status, response] of Object.entries(schema.response)) {
       const headers: Record<string, object> = {};
       if (config.paged && status === '200') Object.assign(headers, PAGINATION_HEADER_SCHEMAS);

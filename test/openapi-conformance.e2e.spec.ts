@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import sharp from 'sharp';
 import addFormats from 'ajv-formats';
 import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
 
@@ -60,13 +61,13 @@ const conformance = (path: string, method: string, url: string, response: { stat
   return problems;
 };
 
-const call = async (method: string, path: string, url: string, options: { body?: unknown; key?: string } = {}) => {
-  const response = await service.request(method.toUpperCase(), url, { key: options.key ?? (path.startsWith('/v1/admin') ? ADMIN_KEY : key), body: options.body });
+const call = async (method: string, path: string, url: string, options: { body?: unknown; key?: string | null } = {}) => {
+  const response = await service.request(method.toUpperCase(), url, { key: options.key === undefined ? (path.startsWith('/v1/admin') ? ADMIN_KEY : key) : options.key, body: options.body });
   return { response, problems: conformance(path, method, url, response) };
 };
 
 const problems: string[] = [];
-const check = async (method: string, path: string, url: string, options: { body?: unknown; key?: string; status?: number } = {}) => {
+const check = async (method: string, path: string, url: string, options: { body?: unknown; key?: string | null; status?: number } = {}) => {
   const { response, problems: found } = await call(method, path, url, options);
   problems.push(...found);
   if (options.status !== undefined) expect(response.status, `${method} ${url}: ${JSON.stringify(response.body)}`).toBe(options.status);
@@ -120,15 +121,21 @@ describe('every documented response matches the served OpenAPI document', () => 
     const paths = Object.keys(spec.paths).filter((path) => spec.paths[path].get).sort((a, b) => a.length - b.length);
     // Operations whose path parameters no list above them gives: the auditor's and operator's routes.
     const verify = await service.request('POST', '/v1/admin/operations/verify', { key: ADMIN_KEY, body: { projection: 'votes' } });
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#a0522d' } }).png().toBuffer();
+    const image = await check('post', '/v1/images/upload', '/v1/images/upload', { body: { type: 'base64', image: png.toString('base64') }, status: 201 });
     const pathUrls: Record<string, string> = {
       '/v1/admin/streams/{stream}': `/v1/admin/streams/account-${accountId}`,
       '/v1/admin/streams/{stream}/state': `/v1/admin/streams/account-${accountId}/state`,
       '/v1/admin/accounts/{id}/history': `/v1/admin/accounts/${accountId}/history`,
       '/v1/admin/operations/{id}': `/v1/admin/operations/${verify.body.id}`,
+      '/v1/images/{id}/status': `/v1/images/${image.body.id}/status`,
+      '/v1/images/{id}/analysis': `/v1/images/${image.body.id}/analysis`,
+      '/v1/images/files/{file}': new URL(image.body.url).pathname,
     };
     for (const path of paths) {
       if (pathUrls[path]) {
-        const response = await check('get', path, pathUrls[path]);
+        // An image file is fetched as a browser does, without a key.
+        const response = await check('get', path, pathUrls[path], path === '/v1/images/files/{file}' ? { key: null } : {});
         if (response.status === 200) called.push(path);
         continue;
       }

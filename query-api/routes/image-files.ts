@@ -37,7 +37,15 @@ export const imageFileRoutes =
           params: FileParams,
           querystring: FileQuery,
           response: {
-            200: { type: 'string', format: 'binary', description: 'the image (image/jpeg, image/png, image/gif or image/webp)' },
+            200: {
+              type: 'string',
+              format: 'binary',
+              description: 'the image (image/jpeg, image/png, image/gif or image/webp)',
+              headers: {
+                ETag: { type: 'string', description: 'strong validator of these bytes; send it back in If-None-Match to get 304' },
+                'Last-Modified': { type: 'string', description: 'when the image was uploaded' },
+              },
+            },
             304: { type: 'null', description: 'not modified' },
             ...errors(404, 503),
           },
