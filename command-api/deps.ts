@@ -4,6 +4,7 @@ import type { WritePositions } from '../infrastructure/consistency/write-positio
 import type { CommandContext } from '../infrastructure/event-store/command-handler.ts';
 import type { SecretBox } from '../infrastructure/secrets/secret-box.ts';
 import type { Resolve } from '../infrastructure/webhooks/target-policy.ts';
+import type { BlobStore } from '../infrastructure/blobs/port.ts';
 
 /** What the webhook routes need: the key that encrypts signing secrets and the URL policy. */
 export type WebhookCommandSettings = { secrets: SecretBox; allowPrivateTargets: boolean; resolve?: Resolve };
@@ -13,6 +14,10 @@ export type CommandApiDeps = {
   writePositions: WritePositions;
   /** Without it the webhook write routes answer 503 not_ready (a process that was not given the secrets key). */
   webhooks?: WebhookCommandSettings;
+  /** Stored media (pet photos and videos). Without it the upload routes answer 503 not_ready. */
+  blobs?: BlobStore;
+  /** Where uploads are streamed before they are checked (default: the OS temp dir). */
+  uploadTempDir?: string;
 };
 
 /** The metadata context of a request: account, request id, and the key (or admin) acting. */

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
 import { createHttpApp } from '../http/app.ts';
@@ -21,6 +22,8 @@ await app.register(
     eventStore: adapters.eventStore,
     writePositions: adapters.writePositions,
     webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+    blobs: adapters.blobs,
+    uploadTempDir: join(config.dataDir, 'uploads-tmp'),
   }),
   { prefix: '/v1' },
 );

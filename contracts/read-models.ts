@@ -3,8 +3,10 @@
  * the shapes and names from here and from nowhere else.
  */
 import { REFERENCE_COLLECTIONS } from './reference-read-models.ts';
+import { PET_COLLECTIONS } from './pet-read-models.ts';
 
 export * from './reference-read-models.ts';
+export * from './pet-read-models.ts';
 
 export const Collections = {
   accounts: 'accounts',
@@ -14,6 +16,7 @@ export const Collections = {
   webhooks: 'webhooks',
   webhookDeliveries: 'webhook_deliveries',
   ...REFERENCE_COLLECTIONS,
+  ...PET_COLLECTIONS,
 } as const;
 
 /** Projections (checkpoint names) the query API waits on for read-your-writes. */
@@ -29,6 +32,7 @@ export const READ_MODEL_PROJECTIONS = [
   'health-tips',
   'categories',
   'legislation',
+  'pets',
 ] as const;
 
 export type AccountDoc = {

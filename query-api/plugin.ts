@@ -13,6 +13,7 @@ import { healthTipQueryRoutes } from './routes/health-tips.ts';
 import { breedQueryRoutes } from './routes/breeds.ts';
 import { categoryQueryRoutes } from './routes/categories.ts';
 import { legislationQueryRoutes } from './routes/legislation.ts';
+import { petQueryRoutes } from './routes/pets.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   eventStore: Pick<EventStore, 'headPosition'>;
@@ -46,4 +47,5 @@ export const queryApi =
     await app.register(breedQueryRoutes(deps));
     await app.register(categoryQueryRoutes(deps));
     await app.register(legislationQueryRoutes(deps));
+    await app.register(petQueryRoutes(deps));
   };

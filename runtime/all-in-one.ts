@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { openAdapters, type Adapters } from '../infrastructure/adapters.ts';
 import type { Config } from '../infrastructure/config.ts';
@@ -76,6 +77,8 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
       eventStore: adapters.eventStore,
       writePositions: adapters.writePositions,
       webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+      blobs: adapters.blobs,
+      uploadTempDir: join(config.dataDir, 'uploads-tmp'),
     }),
     { prefix: '/v1' },
   );

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CapabilityList, FeatureList, Usage, UsageQuery } from '../../contracts/accounts.ts';
 import { errors } from '../../contracts/common.ts';
-import { Collections, type FavouriteDoc, type VoteDoc } from '../../contracts/read-models.ts';
+import { Collections, type FavouriteDoc, type PetDoc, type VoteDoc } from '../../contracts/read-models.ts';
 import { ALL_FEATURES, Features } from '../../domain/accounts/features.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
@@ -89,6 +89,7 @@ export const accountQueryRoutes =
         for (const favourite of await deps.readStore.collection<FavouriteDoc>(Collections.favourites).find(filter)) {
           row(favourite.sub_id).favourites += 1;
         }
+        for (const pet of await deps.readStore.collection<PetDoc>(Collections.pets).find(filter)) row(pet.sub_id).pets += 1;
         const all = [...rows.values()].sort((a, b) => (a.sub_id ?? '').localeCompare(b.sub_id ?? ''));
         setPaginationHeaders(reply, all.length, page, limit);
         return all.slice(page * limit, page * limit + limit);
