@@ -63,4 +63,12 @@ export type PetDoc = PetAnalysisDoc & {
   updated_at: string;
 };
 
-export type PetMediaDoc = PetMediaRecord & { _id: string; pet_id: string; account_id: string; upload_error: boolean; portrait_style_id: string | null };
+export type PetMediaDoc = PetMediaRecord & {
+  _id: string;
+  pet_id: string;
+  account_id: string;
+  upload_error: boolean;
+  portrait_style_id: string | null;
+  /** Sorts media in the order they were added: event position, then place in the batch. */
+  order_key: string;
+};

@@ -7,8 +7,9 @@ const profileFields = (profile: Partial<PetProfile>): Partial<PetDoc> => {
   return breed_group === undefined ? rest : { ...rest, breed_group_lc: (breed_group ?? '').toLowerCase() };
 };
 
-const mediaDoc = (media: PetMedia, petId: string, accountId: string): PetMediaDoc => ({
+const mediaDoc = (media: PetMedia, petId: string, accountId: string, position: bigint, index: number): PetMediaDoc => ({
   ...media,
+  order_key: `${position.toString().padStart(24, '0')}-${String(index).padStart(3, '0')}`,
   _id: media.media_id,
   pet_id: petId,
   account_id: accountId,
@@ -61,10 +62,12 @@ export const petsProjection = defineProjection({
         return;
       }
       case 'PetPhotosAdded':
-        for (const item of event.data.media) await media.upsert(mediaDoc(item, event.data.pet_id, event.data.account_id), recorded.position);
+        for (const [index, item] of event.data.media.entries()) {
+          await media.upsert(mediaDoc(item, event.data.pet_id, event.data.account_id, recorded.position, index), recorded.position);
+        }
         return;
       case 'PetVideoAdded':
-        await media.upsert(mediaDoc(event.data.media, event.data.pet_id, event.data.account_id), recorded.position);
+        await media.upsert(mediaDoc(event.data.media, event.data.pet_id, event.data.account_id, recorded.position, 0), recorded.position);
         return;
       case 'PetMediaReviewed': {
         const doc = await media.get(event.data.media_id);

@@ -90,6 +90,15 @@ const photoCandidates = async (petId: string, files: ReceivedFile[], meta: Photo
   return candidates;
 };
 
+/** Runs `work`, then removes the upload's temporary files — before the answer is sent. */
+const thenCleanUp = async <T>(cleanup: () => Promise<void>, work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } finally {
+    await cleanup();
+  }
+};
+
 const putFromFile = (blobs: BlobStore, byKey: Map<string, ReceivedFile>) => async (item: PetMedia) => {
   const file = byKey.get(item.blob_key);
   if (!file) throw new Error(`no received file for ${item.blob_key}`);
@@ -148,7 +157,7 @@ export const petCommandRoutes =
         } else {
           input = (request.body ?? {}) as ProfileInput;
         }
-        try {
+        const answer = await thenCleanUp(photos?.cleanup ?? (async () => {}), async () => {
           // Every photo is checked before the pet is registered: a bad file stores nothing.
           const prepared = photos && photos.files.length > 0 ? await photoCandidates('pending', photos.files, photos.meta, null) : [];
           const { registered, state, position } = await registerPet(deps.eventStore, account.id, input, contextOf(request));
@@ -165,10 +174,10 @@ export const petCommandRoutes =
             lastPosition = added.position ?? lastPosition;
           }
           await recordWrite(deps, account.id, lastPosition);
-          return reply.code(201).send({ message: 'SUCCESS' as const, ...petFromState(finalState as LivePet) });
-        } finally {
-          await photos?.cleanup();
-        }
+          return { message: 'SUCCESS' as const, ...petFromState(finalState as LivePet) };
+        });
+        // Sent after the temporary files are gone.
+        return reply.code(201).send(answer);
       },
     );
 
@@ -234,18 +243,16 @@ export const petCommandRoutes =
           maxFileBytes: UploadLimits.photoBytes,
           maxFiles: UploadLimits.filesPerRequest,
         });
-        try {
+        const added = await thenCleanUp(upload.cleanup, async () => {
           const meta = multipartFields<PhotoMeta>(AddPhotosFields, upload.fields);
           if (upload.files.length === 0) {
             throw new DomainError('validation_failed', 'no photo: send at least one file in `images`', { details: ['body.images must have at least one file'] });
           }
           const candidates = await photoCandidates(petId, upload.files, meta, petAgeMonthsAt(pet.profile, new Date().toISOString()));
-          const added = await storePhotos(petId, account.id, candidates, request);
-          await recordWrite(deps, account.id, added.position);
-          return reply.code(added.position === null ? 200 : 201).send(added.records.map((record) => petMediaResource(record, petId)));
-        } finally {
-          await upload.cleanup();
-        }
+          return storePhotos(petId, account.id, candidates, request);
+        });
+        await recordWrite(deps, account.id, added.position);
+        return reply.code(added.position === null ? 200 : 201).send(added.records.map((record) => petMediaResource(record, petId)));
       },
     );
 
@@ -267,7 +274,7 @@ export const petCommandRoutes =
         const { pet } = await loadOwnedPet(deps.eventStore, petId, account.id);
         const blobs = blobStore();
         const upload = await receiveMultipart(request, { tempDir, fileFields: ['file'], maxFileBytes: UploadLimits.videoBytes, maxFiles: 1 });
-        try {
+        const added = await thenCleanUp(upload.cleanup, async () => {
           const meta = multipartFields<Omit<PhotoMeta, 'poses'>>(AddVideoFields, upload.fields);
           const file = upload.files[0];
           if (!file) throw new DomainError('validation_failed', 'no video: send the file in the `file` field', { details: ['body.file is required'] });
@@ -306,7 +313,7 @@ export const petCommandRoutes =
             review_status: 'pending',
             created_at: new Date().toISOString(),
           };
-          const added = await addMedia(
+          return addMedia(
             deps.eventStore,
             blobs,
             petId,
@@ -316,11 +323,9 @@ export const petCommandRoutes =
             putFromFile(blobs, new Map([[item.blob_key, file]])),
             contextOf(request),
           );
-          await recordWrite(deps, account.id, added.position);
-          return reply.code(added.position === null ? 200 : 201).send(petMediaResource(added.records[0], petId));
-        } finally {
-          await upload.cleanup();
-        }
+        });
+        await recordWrite(deps, account.id, added.position);
+        return reply.code(added.position === null ? 200 : 201).send(petMediaResource(added.records[0], petId));
       },
     );
   };

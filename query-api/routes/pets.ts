@@ -10,7 +10,7 @@ import { commaList, pageStyleA } from '../../http/paging.ts';
 import type { Filter } from '../../infrastructure/read-store/port.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
 
-const byCreation = (a: PetMediaDoc, b: PetMediaDoc) => a.created_at.localeCompare(b.created_at) || a._id.localeCompare(b._id);
+const byCreation = (a: PetMediaDoc, b: PetMediaDoc) => a.order_key.localeCompare(b.order_key);
 
 export const petQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
