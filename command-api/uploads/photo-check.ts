@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { PHOTO_TYPES, sniffFile } from './sniff.ts';
 
 /** Decoding guard: pictures beyond this many pixels are refused before they are decoded. */
-export const MAX_PHOTO_PIXELS = 100_000_000;
+export const MAX_PHOTO_PIXELS = 50_000_000;
 
 export type CheckedPhoto = { mime: string; width: number; height: number };
 
