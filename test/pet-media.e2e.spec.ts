@@ -141,6 +141,16 @@ describe('pet photos', () => {
     }
     const json = await service.request('POST', `/v1/pets/${petId}/images`, { key, body: { images: [] } });
     expect(json.status).toBe(415);
+    // Malformed multipart bodies (found by the fuzzer): no boundary, data ending mid-part.
+    const noBoundary = await service.request('POST', `/v1/pets/${petId}/images`, { key, headers: { 'content-type': 'multipart/form-data' }, raw: 'x' });
+    expect(noBoundary.status).toBe(400);
+    const cut = await service.request('POST', '/v1/pets', {
+      key,
+      headers: { 'content-type': 'multipart/form-data; boundary=abc' },
+      raw: '--abc\r\n[]--abc--\r\n',
+    });
+    expect(cut.status).toBe(400);
+    expect(cut.body.code).toBe('validation_failed');
     expect(await mediaOf(petId)).toEqual([]);
     expect(blobCount()).toBe(blobsBefore);
     expect(tempFiles()).toEqual([]);

@@ -25,6 +25,16 @@ export type ReceivedUpload = {
 };
 
 /**
+ * The multipart parser (busboy) reports a malformed body — no boundary, data ending mid-part — as
+ * a plain Error without a code: that is the client's fault (400), not a server fault. Errors with a
+ * code (our DomainErrors, @fastify/multipart's limits, file-system errors) pass through.
+ */
+const malformedBody = (error: unknown): unknown => {
+  if (error instanceof DomainError || !(error instanceof Error) || (error as { code?: unknown }).code !== undefined) return error;
+  return new DomainError('validation_failed', `malformed multipart body: ${error.message}`, { details: [`body is not valid multipart/form-data: ${error.message}`] });
+};
+
+/**
  * Reads a multipart body: text fields into `fields`, each file part of an accepted field streamed
  * to its own file in a fresh temporary directory while its SHA-256 is computed. The body's limits
  * (http/limits.ts) apply, `maxFileBytes` narrows the file size. On any failure (a limit, a client
@@ -78,7 +88,7 @@ export const receiveMultipart = async (
     }
   } catch (error) {
     await cleanup();
-    throw error;
+    throw malformedBody(error);
   }
   return { fields, files, cleanup };
 };
