@@ -31,7 +31,7 @@ import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { addMedia, loadOwnedPet, mediaBlobKey, newMediaId, registerPet, removePet, updatePet } from '../handlers/pets.ts';
 import { checkPhoto } from '../uploads/photo-check.ts';
 import { multipartFields, parsePoses } from '../uploads/fields.ts';
-import { receiveMultipart, type ReceivedFile } from '../uploads/receive.ts';
+import { receiveMultipart, sweepStaleUploads, type ReceivedFile } from '../uploads/receive.ts';
 import { isobmffComplete } from '../uploads/isobmff.ts';
 import { sniffFile, VIDEO_TYPES } from '../uploads/sniff.ts';
 import { probeVideo } from '../uploads/video-probe.ts';
@@ -110,6 +110,8 @@ export const petCommandRoutes =
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const tempDir = deps.uploadTempDir ?? join(tmpdir(), 'animal-data-uploads');
+    // Leftovers of a process that died mid-upload (never an upload still running: 1 h ≫ a request's time).
+    void sweepStaleUploads(tempDir, 3600_000).catch(() => undefined);
     const blobStore = (): BlobStore => {
       if (!deps.blobs) throw new DomainError('not_ready', 'this process has no blob store: uploads are not available');
       return deps.blobs;
