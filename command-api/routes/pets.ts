@@ -282,13 +282,14 @@ export const petCommandRoutes =
           if (!file) throw new DomainError('validation_failed', 'no video: send the file in the `file` field', { details: ['body.file is required'] });
           if (file.size === 0) throw new DomainError('invalid_media', 'the video file is empty');
           const type = await sniffFile(file.path);
-          const container = type ? VIDEO_TYPES[type.mime] : undefined;
-          if (!type || !container) {
+          const video = type ? VIDEO_TYPES[type.mime] : undefined;
+          if (!type || !video) {
             throw new DomainError(
               'unsupported_media_type',
               `the file is ${type ? type.mime : 'not a recognised video'}: videos must be MP4, MOV, WebM, AVI, MPEG or 3GP`,
             );
           }
+          const { container, mime } = video;
           const isobmff = container === 'mp4' || container === 'mov' || container === '3gp';
           const probe = isobmff && !(await isobmffComplete(file.path)) ? null : await probeVideo(file.path);
           if (!probe) throw new DomainError('invalid_media', `the ${container.toUpperCase()} file cannot be read as a video (damaged or cut short)`);
@@ -299,7 +300,7 @@ export const petCommandRoutes =
             kind: 'video',
             blob_key: mediaBlobKey(petId, mediaId),
             content_hash: file.sha256,
-            mime_type: type.mime,
+            mime_type: mime,
             size_bytes: file.size,
             width: probe.width,
             height: probe.height,
