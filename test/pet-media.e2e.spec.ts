@@ -158,6 +158,17 @@ describe('pet photos', () => {
     expect(tempFiles()).toEqual([]);
   });
 
+  it('a photo over 50 MB answers 413 and leaves nothing behind', async () => {
+    const petId = await newPet();
+    const big = Buffer.alloc(50 * 1024 * 1024 + 1024);
+    (await png(30)).copy(big);
+    const response = await upload(`/v1/pets/${petId}/images`, photoForm([big]));
+    expect(response.status).toBe(413);
+    expect(response.body.code).toBe('payload_too_large');
+    expect(await mediaOf(petId)).toEqual([]);
+    expect(tempFiles()).toEqual([]);
+  });
+
   it('another account’s pet answers 403 before its body is read, a missing one 404', async () => {
     const petId = await newPet();
     expect((await upload(`/v1/pets/${petId}/images`, photoForm([await png(20)]), otherKey)).status).toBe(403);
