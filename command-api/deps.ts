@@ -27,6 +27,10 @@ export type CommandApiDeps = {
   webhooks?: WebhookCommandSettings;
   /** Without it the image upload routes answer 503 not_ready. */
   images?: ImageCommandSettings;
+  /** Stored media (pet photos and videos). Without it the upload routes answer 503 not_ready. */
+  blobs?: BlobStore;
+  /** Where uploads are streamed before they are checked (default: the OS temp dir). */
+  uploadTempDir?: string;
 };
 
 /** The metadata context of a request: account, request id, and the key (or admin) acting. */

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
 import { createHttpApp } from '../http/app.ts';
@@ -28,6 +29,8 @@ await app.register(
     writePositions: adapters.writePositions,
     webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
     images: imageSettingsOf(config, adapters.blobs),
+    blobs: adapters.blobs,
+    uploadTempDir: join(config.dataDir, 'uploads-tmp'),
   }),
   { prefix: '/v1' },
 );

@@ -8,6 +8,7 @@ import { webhookCommandRoutes } from './routes/webhooks.ts';
 import { adminWebhookRoutes } from './routes/admin/webhooks.ts';
 import { imageCommandRoutes } from './routes/images.ts';
 import { adminQuotaRoutes } from './routes/admin/quota.ts';
+import { petCommandRoutes } from './routes/pets.ts';
 
 /** Every write operation of the API (register under /v1). */
 export const commandApi =
@@ -21,4 +22,5 @@ export const commandApi =
     await app.register(adminWebhookRoutes(deps));
     await app.register(imageCommandRoutes(deps));
     await app.register(adminQuotaRoutes(deps));
+    await app.register(petCommandRoutes(deps));
   };

@@ -4,8 +4,10 @@
  */
 import { REFERENCE_COLLECTIONS } from './reference-read-models.ts';
 import type { FractionBox, ImageBlobKeys, ImageFormat, ImageLabel, ImageStatus, ModerationLabel } from '../domain/images/image.ts';
+import { PET_COLLECTIONS } from './pet-read-models.ts';
 
 export * from './reference-read-models.ts';
+export * from './pet-read-models.ts';
 
 export const Collections = {
   accounts: 'accounts',
@@ -18,6 +20,7 @@ export const Collections = {
   images: 'images',
   uploadQuotas: 'upload_quotas',
   ...REFERENCE_COLLECTIONS,
+  ...PET_COLLECTIONS,
 } as const;
 
 /** Projections (checkpoint names) the query API waits on for read-your-writes. */
@@ -36,6 +39,7 @@ export const READ_MODEL_PROJECTIONS = [
   'health-tips',
   'categories',
   'legislation',
+  'pets',
 ] as const;
 
 export type AccountDoc = {

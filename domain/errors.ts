@@ -18,6 +18,7 @@ export const ErrorCodes = {
   pet_has_no_photos: 400,
   unknown_feature: 400,
   webhook_url_not_allowed: 400,
+  invalid_media: 400,
   account_inactive: 401,
   missing_api_key: 403,
   invalid_api_key: 403,

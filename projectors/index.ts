@@ -11,13 +11,14 @@ import { healthTipsProjection } from './health-tips.ts';
 import { categoriesProjection } from './categories.ts';
 import { legislationProjection } from './legislation.ts';
 import { usageProjection } from './usage.ts';
+import { petsProjection } from './pets.ts';
 import { imagesProjection } from './images.ts';
 import { uploadQuotasProjection } from './upload-quotas.ts';
 
 /** Every read-model projection, by name. The names are the ones the query API waits on. */
 export const projections: Projection[] = [accountsProjection, votesProjection, favouritesProjection, webhooksProjection, webhookDeliveriesProjection, usageProjection,
   imagesProjection, uploadQuotasProjection,
-  breedsProjection, factsProjection, healthTipsProjection, categoriesProjection, legislationProjection];
+  breedsProjection, factsProjection, healthTipsProjection, categoriesProjection, legislationProjection, petsProjection];
 
 const missing = READ_MODEL_PROJECTIONS.filter((name) => !projections.some((projection) => projection.name === name));
 if (missing.length > 0 || projections.length !== READ_MODEL_PROJECTIONS.length) {

@@ -19,6 +19,7 @@ import { adminExportRoutes } from './routes/admin/export.ts';
 import { imagePipelineQueryRoutes } from './routes/image-pipeline.ts';
 import { imageFileRoutes } from './routes/image-files.ts';
 import { uploadQuotaQueryRoutes } from './routes/upload-quota.ts';
+import { petQueryRoutes } from './routes/pets.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   /** The audit routes (admin) read the log itself. */
@@ -60,4 +61,5 @@ export const queryApi =
     await app.register(imagePipelineQueryRoutes(deps));
     await app.register(imageFileRoutes(deps));
     await app.register(uploadQuotaQueryRoutes(deps));
+    await app.register(petQueryRoutes(deps));
   };

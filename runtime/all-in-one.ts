@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { openAdapters, type Adapters } from '../infrastructure/adapters.ts';
 import type { Config } from '../infrastructure/config.ts';
@@ -104,6 +105,8 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
       writePositions: adapters.writePositions,
       webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
       images: imageSettingsOf(config, adapters.blobs),
+      blobs: adapters.blobs,
+      uploadTempDir: join(config.dataDir, 'uploads-tmp'),
     }),
     { prefix: '/v1' },
   );

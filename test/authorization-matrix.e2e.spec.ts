@@ -61,6 +61,7 @@ const RESOURCE_CREATORS: Record<string, Creator> = {
   webhooks: async (service, key) => ({
     id: await created(service, key, '/v1/webhooks', { url: 'http://127.0.0.1:9/matrix-hook', enabled_events: ['vote.created'] }),
   }),
+  pets: async (service, key) => ({ petId: await created(service, key, '/v1/pets', { name: 'matrix pet' }) }),
 };
 
 /** Bodies for operations whose body the schema sampler cannot make valid, by `METHOD url`. */

@@ -1,0 +1,79 @@
+import { Collections, emptyPetAnalysis, type PetDoc, type PetMediaDoc } from '../contracts/read-models.ts';
+import type { PetEvent, PetMedia, PetProfile } from '../domain/pets/pet.ts';
+import { defineProjection } from './projection.ts';
+
+const profileFields = (profile: Partial<PetProfile>): Partial<PetDoc> => {
+  const { breed_group, ...rest } = profile;
+  return breed_group === undefined ? rest : { ...rest, breed_group_lc: (breed_group ?? '').toLowerCase() };
+};
+
+const mediaDoc = (media: PetMedia, petId: string, accountId: string, position: bigint, index: number): PetMediaDoc => ({
+  ...media,
+  order_key: `${position.toString().padStart(24, '0')}-${String(index).padStart(3, '0')}`,
+  _id: media.media_id,
+  pet_id: petId,
+  account_id: accountId,
+  upload_error: false,
+  portrait_style_id: null,
+});
+
+/**
+ * Pets and their media records. A removed pet and its media are deleted (tombstones keep a
+ * replay from bringing them back). Analysis fields start null; the analyses fill them.
+ */
+export const petsProjection = defineProjection({
+  name: 'pets',
+  collections: [Collections.pets, Collections.petMedia],
+  streamPrefixes: ['pet-'],
+  async setup(store) {
+    await store.collection(Collections.pets).createIndex('account_id');
+    await store.collection(Collections.petMedia).createIndex('pet_id');
+  },
+  async apply(recorded, store) {
+    const event = recorded as unknown as PetEvent;
+    const pets = store.collection<PetDoc>(Collections.pets);
+    const media = store.collection<PetMediaDoc>(Collections.petMedia);
+    switch (event.type) {
+      case 'PetRegistered': {
+        const { profile } = event.data;
+        await pets.upsert(
+          {
+            ...emptyPetAnalysis(),
+            ...(profileFields(profile) as Omit<PetDoc, 'breed_group_lc'>),
+            _id: event.data.pet_id,
+            id: event.data.pet_id,
+            account_id: event.data.account_id,
+            breed_group_lc: (profile.breed_group ?? '').toLowerCase(),
+            created_at: event.data.registered_at,
+            updated_at: event.data.registered_at,
+          },
+          recorded.position,
+        );
+        return;
+      }
+      case 'PetUpdated': {
+        const doc = await pets.get(event.data.pet_id);
+        if (doc) await pets.upsert({ ...doc, ...profileFields(event.data.changes), updated_at: event.data.updated_at }, recorded.position);
+        return;
+      }
+      case 'PetRemoved': {
+        await pets.delete(event.data.pet_id, recorded.position);
+        for (const item of await media.find({ pet_id: event.data.pet_id })) await media.delete(item._id, recorded.position);
+        return;
+      }
+      case 'PetPhotosAdded':
+        for (const [index, item] of event.data.media.entries()) {
+          await media.upsert(mediaDoc(item, event.data.pet_id, event.data.account_id, recorded.position, index), recorded.position);
+        }
+        return;
+      case 'PetVideoAdded':
+        await media.upsert(mediaDoc(event.data.media, event.data.pet_id, event.data.account_id, recorded.position, 0), recorded.position);
+        return;
+      case 'PetMediaReviewed': {
+        const doc = await media.get(event.data.media_id);
+        if (doc) await media.upsert({ ...doc, review_status: event.data.review_status }, recorded.position);
+        return;
+      }
+    }
+  },
+});
