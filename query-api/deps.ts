@@ -4,6 +4,8 @@ export type QueryApiDeps = {
   readStore: ReadStore;
   /** Waits (bounded) until every read model reflects the whole log as it is now. */
   catchUp: () => Promise<void>;
+  /** PUBLIC_BASE_URL: the origin of image urls; unset = the request's own origin. */
+  publicBaseUrl?: string;
 };
 
 /**

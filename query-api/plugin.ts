@@ -13,6 +13,7 @@ import { healthTipQueryRoutes } from './routes/health-tips.ts';
 import { breedQueryRoutes } from './routes/breeds.ts';
 import { categoryQueryRoutes } from './routes/categories.ts';
 import { legislationQueryRoutes } from './routes/legislation.ts';
+import { imageQueryRoutes } from './routes/images.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   eventStore: Pick<EventStore, 'headPosition'>;
@@ -26,6 +27,7 @@ export const queryApi =
   async (app) => {
     const deps: QueryApiDeps = {
       readStore: options.readStore,
+      publicBaseUrl: options.publicBaseUrl,
       catchUp: async () => {
         const head = await options.eventStore.headPosition();
         await options.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, head, options.readYourWritesTimeoutMs);
@@ -46,4 +48,5 @@ export const queryApi =
     await app.register(breedQueryRoutes(deps));
     await app.register(categoryQueryRoutes(deps));
     await app.register(legislationQueryRoutes(deps));
+    await app.register(imageQueryRoutes(deps));
   };
