@@ -4,6 +4,7 @@ import { expectEnvelope } from './envelope.ts';
 import { ALL_FEATURES } from '../domain/accounts/features.ts';
 import type { RouteEntry } from '../http/route-table.ts';
 import { recordFigures } from './harness-figures.ts';
+import { accountIdOfKey, seedImage } from './image-fixtures.ts';
 
 /**
  * The authorization matrix (OWASP API1 broken object level authorization, API5 broken function
@@ -43,6 +44,13 @@ const RESOURCE_CREATORS: Record<string, Creator> = {
   favourites: async (service, key) => ({
     id: await created(service, key, '/v1/favourites', { image_id: `matrix-${Math.random().toString(36).slice(2)}` }),
   }),
+  // An image with a breed tagged and a pending public request, so every /images/{id}/… route has something to refuse.
+  images: async (service, key) => {
+    const imageId = await seedImage(service, await accountIdOfKey(service, key), { breed_ids: ['abys'] });
+    const requested = await service.request('POST', `/v1/images/${imageId}/public-requests`, { key, body: {} });
+    if (requested.status !== 201) throw new Error(`public request for the matrix failed: ${requested.status}`);
+    return { id: imageId, imageId, breedId: 'abys' };
+  },
   webhooks: async (service, key) => ({
     id: await created(service, key, '/v1/webhooks', { url: 'http://127.0.0.1:9/matrix-hook', enabled_events: ['vote.created'] }),
   }),
