@@ -272,3 +272,51 @@ describe('deleting an image', () => {
     expect((await get(`/v1/favourites/${favourite.id}`, owner.key)).body).toMatchObject({ id: favourite.id, image_id: imageId });
   });
 });
+
+describe('votes and favourites on known images', () => {
+  it('fill image.url once the image is known and visible, embed it with attach_image, and filter by its species and breeds', async () => {
+    const voter = await account();
+    const poster = await account();
+    const ownImage = await seedImage(service, voter.id, { breed_ids: ['pers'], labelled: { species_id: '1' } });
+    const foreign = await seedImage(service, poster.id, { breed_ids: ['beng'] });
+    const unknown = 'not-uploaded-here';
+    const voteOwn = (await service.request('POST', '/v1/votes', { key: voter.key, body: { image_id: ownImage, value: 1 } })).body;
+    const voteForeign = (await service.request('POST', '/v1/votes', { key: voter.key, body: { image_id: foreign, value: 1 } })).body;
+    const voteUnknown = (await service.request('POST', '/v1/votes', { key: voter.key, body: { image_id: unknown, value: -1 } })).body;
+    const ownUrl = (await get(`/v1/images/${ownImage}`, voter.key)).body.url;
+    expect((await get(`/v1/votes/${voteOwn.id}`, voter.key)).body.image).toEqual({ id: ownImage, url: ownUrl });
+    // another account's private image: its url is not the voter's to see
+    expect((await get(`/v1/votes/${voteForeign.id}`, voter.key)).body.image).toEqual({ id: foreign, url: null });
+    expect((await get(`/v1/votes/${voteUnknown.id}`, voter.key)).body.image).toEqual({ id: unknown, url: null });
+    const bySpecies = await get('/v1/votes?species_id=1', voter.key);
+    expect(bySpecies.body.map((vote: { id: number }) => vote.id)).toEqual([voteOwn.id]);
+    const byGroup = await get(`/v1/votes?breed_groups=${encodeURIComponent('Category I: Persian and Exotic')}`, voter.key);
+    expect(byGroup.body.map((vote: { id: number }) => vote.id)).toEqual([voteOwn.id]);
+    const excluded = await get(`/v1/votes?exclude_breed_groups=${encodeURIComponent('category i: persian and exotic')}`, voter.key);
+    expect(excluded.body.map((vote: { id: number }) => vote.id)).toEqual([voteForeign.id, voteUnknown.id]);
+
+    // the foreign image turns public: the vote (projected earlier) now shows its url
+    await service.request('POST', `/v1/images/${foreign}/public-requests`, { key: poster.key });
+    await service.request('POST', `/v1/images/${foreign}/public-requests/decision`, { key: ADMIN_KEY, body: { status: 'approved' } });
+    const foreignUrl = (await get(`/v1/images/${foreign}`, voter.key)).body.url;
+    expect(foreignUrl).toMatch(/\/v1\/images\/files\//);
+    expect((await get(`/v1/votes/${voteForeign.id}`, voter.key)).body.image).toEqual({ id: foreign, url: foreignUrl });
+
+    const favourite = (await service.request('POST', '/v1/favourites', { key: voter.key, body: { image_id: ownImage } })).body;
+    const favouriteUnknown = (await service.request('POST', '/v1/favourites', { key: voter.key, body: { image_id: unknown } })).body;
+    expect((await get(`/v1/favourites/${favourite.id}`, voter.key)).body.image).toEqual({ id: ownImage, url: ownUrl });
+    const attached = await get(`/v1/favourites/${favourite.id}?attach_image=true`, voter.key);
+    expect(attached.body.image).toMatchObject({ id: ownImage, url: ownUrl, width: 640, height: 480, species_id: '1', breed_ids: ['pers'] });
+    expect(attached.body.image.breeds[0]).toMatchObject({ id: 'pers', name: 'Persian' });
+    const list = await get('/v1/favourites?attach_image=1', voter.key);
+    const byId = new Map(list.body.map((item: { id: number; image: unknown }) => [item.id, item.image]));
+    expect(byId.get(favourite.id)).toMatchObject({ id: ownImage, mime_type: 'image/jpeg' });
+    expect(byId.get(favouriteUnknown.id)).toEqual({ id: unknown, url: null });
+
+    // deleting the image empties its url again; the records keep their ids
+    expect((await service.request('DELETE', `/v1/images/${ownImage}`, { key: voter.key })).status).toBe(200);
+    expect((await get(`/v1/votes/${voteOwn.id}`, voter.key)).body.image).toEqual({ id: ownImage, url: null });
+    expect((await get(`/v1/favourites/${favourite.id}?attach_image=true`, voter.key)).body.image).toEqual({ id: ownImage, url: null });
+    expect((await get('/v1/votes?species_id=1', voter.key)).body).toEqual([]);
+  });
+});
