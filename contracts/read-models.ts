@@ -19,6 +19,8 @@ export const Collections = {
   /** What the votes and favourites projections know of each image (their own copies: projections never read each other's). */
   voteImages: 'vote_images',
   favouriteImages: 'favourite_images',
+  /** Public images per breed, for the breeds' reference_image_id (owned by the breeds projection). */
+  breedImages: 'breed_images',
   ...REFERENCE_COLLECTIONS,
 } as const;
 
@@ -62,6 +64,9 @@ export type ImageRefDoc = {
   species_id: string | null;
   breed_ids: string[];
 };
+
+/** One image as the breeds projection keeps it: its breeds, and from which position on it is public. */
+export type BreedImageDoc = { _id: string; breed_ids: string[]; public_since: number | null };
 
 export type ApiKeyDoc = { _id: string; key_id: string; account_id: string; revoked: boolean };
 

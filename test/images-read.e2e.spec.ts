@@ -320,3 +320,29 @@ describe('votes and favourites on known images', () => {
     expect((await get('/v1/votes?species_id=1', voter.key)).body).toEqual([]);
   });
 });
+
+describe('breeds’ reference images', () => {
+  it('names the first public image of a breed, and moves on when it is deleted or untagged', async () => {
+    const reference = async () => (await get('/v1/breeds/siam', owner.key)).body.reference_image_id;
+    const approve = async (imageId: string) => {
+      expect((await service.request('POST', `/v1/images/${imageId}/public-requests`, { key: owner.key })).status).toBe(201);
+      expect((await service.request('POST', `/v1/images/${imageId}/public-requests/decision`, { key: ADMIN_KEY, body: { status: 'approved' } })).status).toBe(200);
+    };
+    expect(await reference()).toBeNull();
+    const first = await seedImage(service, owner.id, { breed_ids: ['siam'] });
+    const second = await seedImage(service, owner.id, { breed_ids: ['siam'] });
+    expect(await reference()).toBeNull(); // private images are no reference
+    await approve(second);
+    expect(await reference()).toBe(second);
+    await approve(first);
+    expect(await reference()).toBe(second); // the first to become public stays
+    expect((await service.request('DELETE', `/v1/images/${second}`, { key: owner.key })).status).toBe(200);
+    expect(await reference()).toBe(first);
+    expect((await service.request('DELETE', `/v1/images/${first}/breeds/siam`, { key: owner.key })).status).toBe(200);
+    expect(await reference()).toBeNull();
+    expect((await service.request('POST', `/v1/images/${first}/breeds`, { key: owner.key, body: { breed_id: 'siam' } })).status).toBe(201);
+    expect(await reference()).toBe(first);
+    const listed = (await get('/v1/breeds/search?q=siamese', owner.key)).body.find((breed: { id: string }) => breed.id === 'siam');
+    expect(listed.reference_image_id).toBe(first);
+  });
+});
