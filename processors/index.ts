@@ -2,27 +2,21 @@ import type { Logger } from 'pino';
 import type { Bus, Consumer } from '../infrastructure/bus/port.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import { fromBusMessage } from '../infrastructure/bus/envelope.ts';
-import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
+import type { BlobStore } from '../infrastructure/blobs/port.ts';
+import { imageBlobCleanup } from './image-blob-cleanup.ts';
+import type { Processor } from './processor.ts';
 
-/**
- * A processor reacts to events from the bus (validation, labelling, analyses) and appends its
- * results as new events. It must be idempotent: the bus delivers at least once.
- */
-export type Processor = {
-  /** Also its consumer group: every processor sees every event of its topics. */
-  name: string;
-  topics: string[];
-  handle: (event: RecordedEvent, deps: { eventStore: EventStore; logger: Logger }) => Promise<void>;
-};
+export type { Processor, ProcessorDeps } from './processor.ts';
 
 /** The processors of the service. Image validation/labelling and pet analyses join this list as they land. */
-export const processors: Processor[] = [];
+export const processors: Processor[] = [imageBlobCleanup];
 
 export const startProcessors = async (
   bus: Bus,
   eventStore: EventStore,
   logger: Logger,
   list: readonly Processor[] = processors,
+  blobs?: BlobStore,
 ): Promise<{ stop: () => Promise<void> }> => {
   const consumers: Consumer[] = [];
   for (const processor of list) {
@@ -30,7 +24,7 @@ export const startProcessors = async (
       await bus.consume({
         group: `processor.${processor.name}`,
         topics: processor.topics,
-        handle: (message) => processor.handle(fromBusMessage(message), { eventStore, logger }),
+        handle: (message) => processor.handle(fromBusMessage(message), { eventStore, logger, blobs }),
         onError: (error, message) => logger.error({ err: error, processor: processor.name, offset: message.offset }, 'processor failed; will retry'),
       }),
     );

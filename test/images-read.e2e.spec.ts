@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
 import { expectEnvelope } from './envelope.ts';
-import { accountIdOfKey, seedImage } from './image-fixtures.ts';
+import { seedImage } from './image-fixtures.ts';
+import { blobKeysFor } from '../domain/images/image.ts';
 
 /**
  * The query side of images over real sockets: search (visibility, every filter, paging, size,
@@ -259,8 +260,11 @@ describe('public requests', () => {
 });
 
 describe('deleting an image', () => {
-  it('removes it for its owner only; votes and favourites on it keep their ids', async () => {
+  it('removes it and its files for its owner only; votes and favourites on it keep their ids', async () => {
     const imageId = await seedImage(service, owner.id, {});
+    const keys = Object.values(blobKeysFor(imageId));
+    const unrelated = 'img.unrelated.original';
+    for (const key of [...keys, unrelated]) await service.adapters.blobs.put(key, Buffer.from(`bytes of ${key}`), 'image/jpeg');
     const vote = (await service.request('POST', '/v1/votes', { key: owner.key, body: { image_id: imageId, value: 1 } })).body;
     const favourite = (await service.request('POST', '/v1/favourites', { key: owner.key, body: { image_id: imageId } })).body;
     expectEnvelope(await service.request('DELETE', `/v1/images/${imageId}`, { key: other.key }), 403, 'forbidden');
@@ -270,6 +274,13 @@ describe('deleting an image', () => {
     expect(ids((await get('/v1/images?limit=100', owner.key)).body)).not.toContain(imageId);
     expect((await get(`/v1/votes/${vote.id}`, owner.key)).body).toMatchObject({ id: vote.id, image_id: imageId });
     expect((await get(`/v1/favourites/${favourite.id}`, owner.key)).body).toMatchObject({ id: favourite.id, image_id: imageId });
+    // the clean-up processor removes every size from the blob store (through the bus), and nothing else
+    const deadline = Date.now() + 10_000;
+    // (a read racing the delete of the same file may fail: count it as still there and look again)
+    const present = async () => (await Promise.all(keys.map((key) => service.adapters.blobs.get(key).catch(() => 'racing')))).filter(Boolean).length;
+    while ((await present()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await present()).toBe(0);
+    expect(await service.adapters.blobs.get(unrelated)).not.toBeNull();
   });
 });
 
