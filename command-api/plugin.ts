@@ -6,7 +6,7 @@ import { accountCommandRoutes } from './routes/accounts.ts';
 import { adminAccountRoutes } from './routes/admin/accounts.ts';
 import { webhookCommandRoutes } from './routes/webhooks.ts';
 import { adminWebhookRoutes } from './routes/admin/webhooks.ts';
-import { imageCommandRoutes } from './routes/images.ts';
+import { imageRecordCommandRoutes } from './routes/image-records.ts';
 
 /** Every write operation of the API (register under /v1). */
 export const commandApi =
@@ -18,5 +18,5 @@ export const commandApi =
     await app.register(adminAccountRoutes(deps));
     await app.register(webhookCommandRoutes(deps));
     await app.register(adminWebhookRoutes(deps));
-    await app.register(imageCommandRoutes(deps));
+    await app.register(imageRecordCommandRoutes(deps));
   };

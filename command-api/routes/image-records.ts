@@ -21,7 +21,7 @@ import { accountOf } from '../../http/auth.ts';
 import { baseUrlOf } from '../../http/base-url.ts';
 import { BodyLimits } from '../../http/limits.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
-import { breedExists, uploadOf } from '../handlers/images.ts';
+import { breedExists, uploadOf } from '../handlers/image-records.ts';
 
 export const TaggedBreed = Type.Object({
   message: Type.Literal('SUCCESS'),
@@ -35,7 +35,7 @@ export const TaggedBreed = Type.Object({
  * admin's decision on that request. Each decides on the image's stream (its owner only: another
  * account's image is 403, a missing or deleted one 404) and answers from the events it appended.
  */
-export const imageCommandRoutes =
+export const imageRecordCommandRoutes =
   (deps: CommandApiDeps & { publicBaseUrl?: string }): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
