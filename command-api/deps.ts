@@ -4,6 +4,18 @@ import type { WritePositions } from '../infrastructure/consistency/write-positio
 import type { CommandContext } from '../infrastructure/event-store/command-handler.ts';
 import type { SecretBox } from '../infrastructure/secrets/secret-box.ts';
 import type { Resolve } from '../infrastructure/webhooks/target-policy.ts';
+import type { BlobStore } from '../infrastructure/blobs/port.ts';
+
+/** What the image upload routes need: where bytes go, the default monthly quota, how long upload-sync waits. */
+export type ImageCommandSettings = {
+  blobs: BlobStore;
+  /** Monthly uploads per account unless an admin set the account's own. */
+  uploadQuota: number;
+  /** upload-sync answers 503 analysis_unavailable after this long. */
+  syncTimeoutMs: number;
+  /** PUBLIC_BASE_URL, else each request's origin. */
+  publicBaseUrl?: string;
+};
 
 /** What the webhook routes need: the key that encrypts signing secrets and the URL policy. */
 export type WebhookCommandSettings = { secrets: SecretBox; allowPrivateTargets: boolean; resolve?: Resolve };
@@ -13,6 +25,8 @@ export type CommandApiDeps = {
   writePositions: WritePositions;
   /** Without it the webhook write routes answer 503 not_ready (a process that was not given the secrets key). */
   webhooks?: WebhookCommandSettings;
+  /** Without it the image upload routes answer 503 not_ready. */
+  images?: ImageCommandSettings;
 };
 
 /** The metadata context of a request: account, request id, and the key (or admin) acting. */

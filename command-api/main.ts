@@ -4,6 +4,7 @@ import { createHttpApp } from '../http/app.ts';
 import { authDependenciesOf } from '../http/auth.ts';
 import { httpLimitsOf } from '../http/limits.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
+import { imageSettingsOf } from '../http/image-settings.ts';
 import { commandApi } from './plugin.ts';
 
 /** The command API on its own: the write half of /v1. */
@@ -21,6 +22,7 @@ await app.register(
     eventStore: adapters.eventStore,
     writePositions: adapters.writePositions,
     webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+    images: imageSettingsOf(config, adapters.blobs),
   }),
   { prefix: '/v1' },
 );

@@ -7,6 +7,8 @@ import { adminAccountRoutes } from './routes/admin/accounts.ts';
 import { webhookCommandRoutes } from './routes/webhooks.ts';
 import { adminWebhookRoutes } from './routes/admin/webhooks.ts';
 import { imageRecordCommandRoutes } from './routes/image-records.ts';
+import { imageCommandRoutes } from './routes/images.ts';
+import { adminQuotaRoutes } from './routes/admin/quota.ts';
 
 /** Every write operation of the API (register under /v1). */
 export const commandApi =
@@ -19,4 +21,6 @@ export const commandApi =
     await app.register(webhookCommandRoutes(deps));
     await app.register(adminWebhookRoutes(deps));
     await app.register(imageRecordCommandRoutes(deps));
+    await app.register(imageCommandRoutes(deps));
+    await app.register(adminQuotaRoutes(deps));
   };

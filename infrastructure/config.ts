@@ -39,6 +39,12 @@ export type Config = {
   /** REQUEST_TIMEOUT_MS: the whole request (headers and body) must arrive within this; HEADERS_TIMEOUT_MS: its headers. */
   requestTimeoutMs: number;
   headersTimeoutMs: number;
+  /** IMAGE_UPLOAD_QUOTA: monthly image uploads per account unless an admin set the account's own (default 1000). */
+  imageUploadQuota: number;
+  /** UPLOAD_SYNC_TIMEOUT_MS: how long POST /images/upload-sync waits for the analysis before 503 analysis_unavailable (default 30 s). */
+  uploadSyncTimeoutMs: number;
+  /** PUBLIC_BASE_URL: the origin image `url`s start with (e.g. https://api.example.com); unset = the request's own origin. */
+  publicBaseUrl: string | undefined;
 };
 
 export class ConfigError extends Error {}
@@ -74,6 +80,19 @@ const rateLimitPlans = (env: NodeJS.ProcessEnv): Record<string, number> => {
   );
 };
 
+const publicBaseUrl = (env: NodeJS.ProcessEnv): string | undefined => {
+  const raw = env.PUBLIC_BASE_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL, got '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`PUBLIC_BASE_URL must be http or https, got '${raw}'`);
+  return raw.replace(/\/+$/, '');
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const adminApiKey = env.ADMIN_API_KEY?.trim() || undefined;
   if (adminApiKey !== undefined && adminApiKey.length < 16) {
@@ -101,5 +120,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     rateLimitPlans: rateLimitPlans(env),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 300_000, 1000, 3_600_000),
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000, 500, 300_000),
+    imageUploadQuota: integer(env, 'IMAGE_UPLOAD_QUOTA', 1000, 0, 10_000_000),
+    uploadSyncTimeoutMs: integer(env, 'UPLOAD_SYNC_TIMEOUT_MS', 30_000, 100, 300_000),
+    publicBaseUrl: publicBaseUrl(env),
   };
 };

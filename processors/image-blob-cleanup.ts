@@ -10,6 +10,7 @@ import type { Processor } from './processor.ts';
 export const imageBlobCleanup: Processor = {
   name: 'image-blob-cleanup',
   topics: [topicFor('image')],
+  requires: ['blobs'],
   async handle(event, deps) {
     if (event.type !== 'ImageDeleted') return;
     if (!deps.blobs) throw new Error('image-blob-cleanup needs the blob store');

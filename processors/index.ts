@@ -2,33 +2,41 @@ import type { Logger } from 'pino';
 import type { Bus, Consumer } from '../infrastructure/bus/port.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import { fromBusMessage } from '../infrastructure/bus/envelope.ts';
-import type { BlobStore } from '../infrastructure/blobs/port.ts';
+import { imageProcessors } from './images/index.ts';
 import { imageBlobCleanup } from './image-blob-cleanup.ts';
-import type { Processor } from './processor.ts';
+import type { Processor, ProcessorServices } from './processor.ts';
 
-export type { Processor, ProcessorDeps } from './processor.ts';
+export type { Processor, ProcessorDeps, ProcessorServices } from './processor.ts';
+
 
 /** The processors of the service. Image validation/labelling and pet analyses join this list as they land. */
-export const processors: Processor[] = [imageBlobCleanup];
+export const processors: Processor[] = [...imageProcessors, imageBlobCleanup];
 
 export const startProcessors = async (
   bus: Bus,
   eventStore: EventStore,
   logger: Logger,
   list: readonly Processor[] = processors,
-  blobs?: BlobStore,
+  services: ProcessorServices = {},
 ): Promise<{ stop: () => Promise<void> }> => {
   const consumers: Consumer[] = [];
+  const started: Processor[] = [];
   for (const processor of list) {
+    const missing = (processor.requires ?? []).filter((service) => !services[service]);
+    if (missing.length > 0) {
+      logger.warn({ processor: processor.name, missing }, 'processor not started: a service it needs is not configured');
+      continue;
+    }
+    started.push(processor);
     consumers.push(
       await bus.consume({
         group: `processor.${processor.name}`,
         topics: processor.topics,
-        handle: (message) => processor.handle(fromBusMessage(message), { eventStore, logger, blobs }),
+        handle: (message) => processor.handle(fromBusMessage(message), { ...services, eventStore, logger }),
         onError: (error, message) => logger.error({ err: error, processor: processor.name, offset: message.offset }, 'processor failed; will retry'),
       }),
     );
   }
-  logger.info({ processors: list.map((processor) => processor.name) }, 'processors started');
+  logger.info({ processors: started.map((processor) => processor.name) }, 'processors started');
   return { stop: async () => void (await Promise.all(consumers.map((consumer) => consumer.stop()))) };
 };

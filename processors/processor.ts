@@ -1,9 +1,12 @@
 import type { Logger } from 'pino';
-import type { BlobStore } from '../infrastructure/blobs/port.ts';
 import type { EventStore, RecordedEvent } from '../infrastructure/event-store/port.ts';
+import type { BlobStore } from '../infrastructure/blobs/port.ts';
+import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import type { VisionModels } from '../infrastructure/vision/port.ts';
 
-/** What a processor is given: the event store to append its results, a logger, and the blob store where a process has one. */
-export type ProcessorDeps = { eventStore: EventStore; logger: Logger; blobs?: BlobStore };
+/** Services some processors need besides the event store; a processor lists what it requires. */
+export type ProcessorServices = { blobs?: BlobStore; readStore?: ReadStore; vision?: VisionModels };
+export type ProcessorDeps = ProcessorServices & { eventStore: EventStore; logger: Logger };
 
 /**
  * A processor reacts to events from the bus (validation, labelling, analyses) and appends its
@@ -14,4 +17,6 @@ export type Processor = {
   name: string;
   topics: string[];
   handle: (event: RecordedEvent, deps: ProcessorDeps) => Promise<void>;
+  /** Services without which it does not start (logged): e.g. the image pipeline without `vision`. */
+  requires?: (keyof ProcessorServices)[];
 };

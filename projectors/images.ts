@@ -22,7 +22,7 @@ export const imagesProjection = defineProjection({
   streamPrefixes: ['image-'],
   async setup(store) {
     const images = store.collection(Collections.images);
-    for (const field of ['account_id', 'sub_id', 'public', 'species_id', 'breed_ids', 'status']) await images.createIndex(field);
+    for (const field of ['account_id', 'sub_id', 'public', 'species_id', 'breed_ids', 'status', 'url_token']) await images.createIndex(field);
   },
   async apply(recorded, store) {
     const event = recorded as unknown as ImageEvent;

@@ -1,11 +1,15 @@
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import type { BlobStore } from '../infrastructure/blobs/port.ts';
+
+/** Image files and quota views: the blob store, the default monthly quota, PUBLIC_BASE_URL. */
+export type ImageQuerySettings = { blobs: BlobStore; uploadQuota: number; publicBaseUrl?: string };
 
 export type QueryApiDeps = {
   readStore: ReadStore;
   /** Waits (bounded) until every read model reflects the whole log as it is now. */
   catchUp: () => Promise<void>;
-  /** PUBLIC_BASE_URL: the origin of image urls; unset = the request's own origin. */
-  publicBaseUrl?: string;
+  /** Without it the image file route answers 503 not_ready. */
+  images?: ImageQuerySettings;
 };
 
 /**

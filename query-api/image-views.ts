@@ -5,7 +5,7 @@ import { Collections, type FavouriteDoc, type ImageDoc, type VoteDoc } from '../
 import { REFERENCE_COLLECTIONS, type BreedDoc, type CategoryDoc, type ColourDoc } from '../contracts/reference-read-models.ts';
 import type { ImageSize } from '../domain/images/image.ts';
 import { DomainError } from '../domain/errors.ts';
-import { baseUrlOf } from '../http/base-url.ts';
+import { publicBaseUrl } from '../http/public-url.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { ServedLanguage } from './language.ts';
 import { imageUrlOf } from '../contracts/image-resource.ts';
@@ -35,7 +35,7 @@ export const imageBreedOf = (doc: BreedDoc, language: ServedLanguage): ImageBree
  * categories, colours, child images and, for the caller's own images, their votes and favourites),
  * whatever the number of images.
  */
-export const imageViews = (readStore: ReadStore, publicBaseUrl: string | undefined) => {
+export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | undefined) => {
   const images = () => readStore.collection<ImageDoc>(Collections.images);
 
   const byId = async <T extends { _id: string }>(collection: string, ids: string[]): Promise<Map<string, T>> =>
@@ -55,7 +55,7 @@ export const imageViews = (readStore: ReadStore, publicBaseUrl: string | undefin
 
   return {
     async render(request: FastifyRequest, docs: ImageDoc[], options: ImageViewOptions): Promise<Image[]> {
-      const baseUrl = baseUrlOf(request, publicBaseUrl);
+      const baseUrl = publicBaseUrl(request, configuredBaseUrl);
       const own = docs.filter((doc) => doc.account_id === options.accountId).map((doc) => doc.id);
       const [breeds, categories, colours, children, votes, favourites] = await Promise.all([
         options.breeds ? byId<BreedDoc>(REFERENCE_COLLECTIONS.breeds, unique(docs.flatMap((doc) => doc.breed_ids))) : new Map<string, BreedDoc>(),
@@ -110,7 +110,7 @@ export const imageViews = (readStore: ReadStore, publicBaseUrl: string | undefin
 
     /** The image as a public request shows it. */
     summary(request: FastifyRequest, doc: ImageDoc): ImageSummary {
-      return { id: doc.id, url: imageUrlOf(baseUrlOf(request, publicBaseUrl), doc), width: doc.width, height: doc.height, mime_type: doc.mime_type };
+      return { id: doc.id, url: imageUrlOf(publicBaseUrl(request, configuredBaseUrl), doc), width: doc.width, height: doc.height, mime_type: doc.mime_type };
     },
 
     /** An image the caller may see — its own, or a public one — else 404 / 403. */

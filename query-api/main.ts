@@ -5,6 +5,7 @@ import { authDependenciesOf } from '../http/auth.ts';
 import { httpLimitsOf } from '../http/limits.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
 import { READ_MODEL_PROJECTIONS } from '../contracts/read-models.ts';
+import { imageSettingsOf } from '../http/image-settings.ts';
 import { queryApi } from './plugin.ts';
 
 /** The query API on its own: the read half of /v1, served from the read models. */
@@ -20,7 +21,7 @@ const app = await createHttpApp({
   }),
 });
 await app.register(
-  queryApi({ readStore: adapters.readStore, eventStore: adapters.eventStore, writePositions: adapters.writePositions, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs }),
+  queryApi({ readStore: adapters.readStore, eventStore: adapters.eventStore, writePositions: adapters.writePositions, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs, images: imageSettingsOf(config, adapters.blobs) }),
   { prefix: '/v1' },
 );
 await app.listen({ port: config.port, host: config.host });

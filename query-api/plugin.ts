@@ -14,6 +14,9 @@ import { breedQueryRoutes } from './routes/breeds.ts';
 import { categoryQueryRoutes } from './routes/categories.ts';
 import { legislationQueryRoutes } from './routes/legislation.ts';
 import { imageQueryRoutes } from './routes/images.ts';
+import { imagePipelineQueryRoutes } from './routes/image-pipeline.ts';
+import { imageFileRoutes } from './routes/image-files.ts';
+import { uploadQuotaQueryRoutes } from './routes/upload-quota.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   eventStore: Pick<EventStore, 'headPosition'>;
@@ -27,7 +30,7 @@ export const queryApi =
   async (app) => {
     const deps: QueryApiDeps = {
       readStore: options.readStore,
-      publicBaseUrl: options.publicBaseUrl,
+      images: options.images,
       catchUp: async () => {
         const head = await options.eventStore.headPosition();
         await options.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, head, options.readYourWritesTimeoutMs);
@@ -49,4 +52,7 @@ export const queryApi =
     await app.register(categoryQueryRoutes(deps));
     await app.register(legislationQueryRoutes(deps));
     await app.register(imageQueryRoutes(deps));
+    await app.register(imagePipelineQueryRoutes(deps));
+    await app.register(imageFileRoutes(deps));
+    await app.register(uploadQuotaQueryRoutes(deps));
   };

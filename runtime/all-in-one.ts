@@ -5,12 +5,14 @@ import { createLogger } from '../infrastructure/logger.ts';
 import { createHttpApp, type HttpApp } from '../http/app.ts';
 import { authDependenciesOf } from '../http/auth.ts';
 import { httpLimitsOf } from '../http/limits.ts';
+import { imageSettingsOf } from '../http/image-settings.ts';
 import { commandApi } from '../command-api/plugin.ts';
 import { queryApi } from '../query-api/plugin.ts';
 import { projections } from '../projectors/index.ts';
 import { startProjections } from '../projectors/runner.ts';
 import { startRelay } from '../projectors/relay.ts';
-import { startProcessors } from '../processors/index.ts';
+import { processors as allProcessors, startProcessors } from '../processors/index.ts';
+import type { VisionModels } from '../infrastructure/vision/port.ts';
 import { startDispatcher } from '../webhook-dispatcher/index.ts';
 import { READ_MODEL_PROJECTIONS, Collections } from '../contracts/read-models.ts';
 import { openAccount } from '../command-api/handlers/accounts.ts';
@@ -45,14 +47,24 @@ const ensureDemoAccount = async (adapters: Adapters, logger: Logger): Promise<vo
  * The whole service in one process: command API and query API behind one /v1 Fastify surface,
  * projectors, the relay to the bus, processors and the webhook dispatcher.
  */
-export const startAllInOne = async (config: Config, options: { logger?: boolean } = {}): Promise<RunningService> => {
+/**
+ * `vision`: the image models for the pipeline processors (validation, labelling). Without them
+ * those processors do not start, images stay to_be_reviewed and upload-sync answers 503.
+ */
+export type AllInOneOptions = { logger?: boolean; vision?: VisionModels };
+
+export const startAllInOne = async (config: Config, options: AllInOneOptions = {}): Promise<RunningService> => {
   const logger = createLogger('all-in-one', options.logger === false ? 'silent' : config.logLevel);
   const adapters = await openAdapters(config);
   // Before the subscriptions start, so the import does not compete with them (cheap when unchanged).
   const imported = config.referenceDataImport ? await importReferenceDataOnStart(adapters, logger) : false;
   const projectors = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
   const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
-  const processors = await startProcessors(adapters.bus, adapters.eventStore, logger, undefined, adapters.blobs);
+  const processors = await startProcessors(adapters.bus, adapters.eventStore, logger, allProcessors, {
+    blobs: adapters.blobs,
+    readStore: adapters.readStore,
+    vision: options.vision,
+  });
   const dispatcher = config.runWebhookDispatcher
     ? await startDispatcher({ ...adapters, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
     : null;
@@ -76,6 +88,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
       eventStore: adapters.eventStore,
       writePositions: adapters.writePositions,
       webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+      images: imageSettingsOf(config, adapters.blobs),
     }),
     { prefix: '/v1' },
   );
@@ -85,6 +98,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
       eventStore: adapters.eventStore,
       writePositions: adapters.writePositions,
       readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+      images: imageSettingsOf(config, adapters.blobs),
     }),
     { prefix: '/v1' },
   );

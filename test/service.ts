@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { loadConfig, type Config } from '../infrastructure/config.ts';
-import { startAllInOne, type RunningService } from '../runtime/all-in-one.ts';
+import { startAllInOne, type AllInOneOptions, type RunningService } from '../runtime/all-in-one.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 
@@ -41,7 +41,11 @@ const productionAdapterEnv = (dataDir: string): NodeJS.ProcessEnv => {
  * The all-in-one service on a real listening port (127.0.0.1, random port) with its own DATA_DIR,
  * and a small fetch-based client. HTTP behaviour is tested through real sockets, not inject().
  */
-export const startTestService = async (overrides: Partial<Config> = {}, dataDir = mkdtempSync(join(tmpdir(), 'svc-'))): Promise<TestService> => {
+export const startTestService = async (
+  overrides: Partial<Config> = {},
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-')),
+  options: Pick<AllInOneOptions, 'vision'> = {},
+): Promise<TestService> => {
   const config: Config = {
     ...loadConfig(productionAdapterEnv(dataDir)),
     port: 0,
@@ -52,7 +56,7 @@ export const startTestService = async (overrides: Partial<Config> = {}, dataDir 
     demoAccount: false,
     ...overrides,
   };
-  const running = await startAllInOne(config, { logger: false });
+  const running = await startAllInOne(config, { logger: false, ...options });
   const service: TestService = {
     ...running,
     dataDir,
@@ -81,7 +85,7 @@ export const startTestService = async (overrides: Partial<Config> = {}, dataDir 
     },
     async restart() {
       await running.stop();
-      return startTestService(overrides, dataDir);
+      return startTestService(overrides, dataDir, options);
     },
     async dispose() {
       await running.stop();

@@ -35,7 +35,8 @@ const uploadRoutesDeclared = declared(/['"`]\/images\/upload['"`]/) || declared(
 
 beforeAll(async () => {
   if (!uploadRoutesDeclared) return;
-  service = await startServiceProcess({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: '1000000' });
+  // No reference data needed here: skipping its import keeps the start quick on a loaded machine.
+  service = await startServiceProcess({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: '1000000', REFERENCE_DATA_IMPORT: 'false' });
   const created = await fetch(`${service.url}/v1/admin/accounts`, {
     method: 'POST',
     headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' },

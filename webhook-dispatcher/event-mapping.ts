@@ -6,6 +6,8 @@ import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
 import { topicFor } from '../infrastructure/bus/envelope.ts';
 import { voteFromCast } from '../contracts/votes.ts';
 import { favouriteResource } from '../contracts/favourites.ts';
+import type { ImageLabelled, ImageUploaded, ImageValidated } from '../domain/images/image.ts';
+import { imageWebhookResource, processedWebhookResource, labelledWebhookResource } from '../contracts/image-webhooks.ts';
 
 /**
  * Which domain event becomes which webhook event, in one table. A row names the domain event
@@ -39,6 +41,27 @@ export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
     accountId: (event) => dataOf<FavouriteAdded>(event).account_id,
     resource: (event) => favouriteResource(dataOf<FavouriteAdded>(event)),
     countryCode: (event) => dataOf<FavouriteAdded>(event).country_code,
+  },
+  {
+    domainEvent: 'ImageUploaded',
+    topic: topicFor('image'),
+    webhookEvent: 'image.uploaded',
+    accountId: (event) => dataOf<ImageUploaded>(event).account_id,
+    resource: (event) => imageWebhookResource(dataOf<ImageUploaded>(event)),
+  },
+  {
+    domainEvent: 'ImageValidated',
+    topic: topicFor('image'),
+    webhookEvent: 'image.processed',
+    accountId: (event) => dataOf<ImageValidated>(event).account_id,
+    resource: (event) => processedWebhookResource(dataOf<ImageValidated>(event)),
+  },
+  {
+    domainEvent: 'ImageLabelled',
+    topic: topicFor('image'),
+    webhookEvent: 'image.labels_created',
+    accountId: (event) => dataOf<ImageLabelled>(event).account_id,
+    resource: (event) => labelledWebhookResource(dataOf<ImageLabelled>(event)),
   },
 ];
 

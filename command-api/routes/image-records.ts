@@ -18,7 +18,7 @@ import { publicRequestDecider } from '../../domain/images/public-requests.ts';
 import { handleCommand } from '../../infrastructure/event-store/command-handler.ts';
 import { randomId } from '../../infrastructure/ids.ts';
 import { accountOf } from '../../http/auth.ts';
-import { baseUrlOf } from '../../http/base-url.ts';
+import { publicBaseUrl } from '../../http/public-url.ts';
 import { BodyLimits } from '../../http/limits.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { breedExists, uploadOf } from '../handlers/image-records.ts';
@@ -36,14 +36,14 @@ export const TaggedBreed = Type.Object({
  * account's image is 403, a missing or deleted one 404) and answers from the events it appended.
  */
 export const imageRecordCommandRoutes =
-  (deps: CommandApiDeps & { publicBaseUrl?: string }): FastifyPluginAsync =>
+  (deps: CommandApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const now = () => new Date().toISOString();
 
     const summaryOf = (request: FastifyRequest, upload: ImageUploaded['data'] | null, imageId: string): ImageSummary =>
       upload
-        ? { id: upload.image_id, url: imageUrlOf(baseUrlOf(request, deps.publicBaseUrl), upload), width: upload.width, height: upload.height, mime_type: upload.mime_type }
+        ? { id: upload.image_id, url: imageUrlOf(publicBaseUrl(request, deps.images?.publicBaseUrl), upload), width: upload.width, height: upload.height, mime_type: upload.mime_type }
         : { id: imageId, url: '', width: 0, height: 0, mime_type: '' };
 
     app.delete(

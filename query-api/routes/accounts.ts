@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CapabilityList, FeatureList, Usage, UsageQuery } from '../../contracts/accounts.ts';
 import { errors } from '../../contracts/common.ts';
-import { Collections, type FavouriteDoc, type VoteDoc } from '../../contracts/read-models.ts';
+import { Collections, type FavouriteDoc, type VoteDoc, type ImageDoc } from '../../contracts/read-models.ts';
 import { ALL_FEATURES, Features } from '../../domain/accounts/features.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
@@ -86,6 +86,10 @@ export const accountQueryRoutes =
           return found;
         };
         for (const vote of await deps.readStore.collection<VoteDoc>(Collections.votes).find(filter)) row(vote.sub_id).votes += 1;
+        // Uploads only: child images cropped by auto-crop are not counted (nor charged to the quota).
+        for (const image of await deps.readStore.collection<ImageDoc>(Collections.images).find({ ...filter, parent_image_id: null })) {
+          row(image.sub_id).images += 1;
+        }
         for (const favourite of await deps.readStore.collection<FavouriteDoc>(Collections.favourites).find(filter)) {
           row(favourite.sub_id).favourites += 1;
         }

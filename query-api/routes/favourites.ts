@@ -7,7 +7,7 @@ import { Collections, type FavouriteDoc } from '../../contracts/read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { pageStyleA } from '../../http/paging.ts';
-import { baseUrlOf } from '../../http/base-url.ts';
+import { publicBaseUrl } from '../../http/public-url.ts';
 import type { Image } from '../../contracts/image-resource.ts';
 import { imageViews } from '../image-views.ts';
 import { ServedLanguage } from '../language.ts';
@@ -29,11 +29,11 @@ export const favouriteQueryRoutes =
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const favourites = () => deps.readStore.collection<FavouriteDoc>(Collections.favourites);
-    const views = imageViews(deps.readStore, deps.publicBaseUrl);
+    const views = imageViews(deps.readStore, deps.images?.publicBaseUrl);
 
     /** The favourites as answered, with their images embedded when asked for. */
     const answer = async (request: FastifyRequest, docs: FavouriteDoc[], attach: boolean, accountId: string) => {
-      const baseUrl = baseUrlOf(request, deps.publicBaseUrl);
+      const baseUrl = publicBaseUrl(request, deps.images?.publicBaseUrl);
       const attached = new Map<string, Image>();
       const known = [...new Set(docs.filter((doc) => doc.image_url !== null).map((doc) => doc.image_id))];
       if (attach && known.length > 0) {

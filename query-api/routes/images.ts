@@ -24,7 +24,7 @@ export const imageQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-    const views = imageViews(deps.readStore, deps.publicBaseUrl);
+    const views = imageViews(deps.readStore, deps.images?.publicBaseUrl);
     const images = () => deps.readStore.collection<ImageDoc>(Collections.images);
     const feature = { feature: 'images' as const };
 

@@ -7,7 +7,7 @@ import { Collections, type VoteDoc } from '../../contracts/read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { pageStyleA } from '../../http/paging.ts';
-import { baseUrlOf } from '../../http/base-url.ts';
+import { publicBaseUrl } from '../../http/public-url.ts';
 import { imageFilters } from '../filters.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
 
@@ -36,7 +36,7 @@ export const voteQueryRoutes =
         const query = request.query;
         const filter = { account_id: account.id, ...(await imageFilters(deps.readStore, query)), ...(query.sub_id ? { sub_id: query.sub_id } : {}) };
         const docs = await pageStyleA(reply, votes(), filter, query, { sortField: 'id', defaultOrder: 'ASC' });
-        const baseUrl = baseUrlOf(request, deps.publicBaseUrl);
+        const baseUrl = publicBaseUrl(request, deps.images?.publicBaseUrl);
         return docs.map((doc) => toVote(doc, baseUrl));
       },
     );
@@ -57,7 +57,7 @@ export const voteQueryRoutes =
         const doc = await findFresh(deps, () => votes().get(String(request.params.id)));
         if (!doc) throw new DomainError('not_found', 'vote not found');
         if (doc.account_id !== account.id) throw new DomainError('forbidden', 'this vote belongs to another account');
-        return toVote(doc, baseUrlOf(request, deps.publicBaseUrl));
+        return toVote(doc, publicBaseUrl(request, deps.images?.publicBaseUrl));
       },
     );
   };

@@ -1,0 +1,62 @@
+import type { FastifyRequest } from 'fastify';
+import { Value } from '@sinclair/typebox/value';
+import { DomainError } from '../../domain/errors.ts';
+import { MultipartFields, type UploadSyncJsonBody } from '../../contracts/image-uploads.ts';
+import { UploadLimits } from '../../http/limits.ts';
+import { breedIdsOf, decodeBase64Image, type UploadInput } from './images.ts';
+
+/**
+ * One upload body, JSON or multipart, into the handler's input. A multipart `file` part is read
+ * as it streams in and cut off past 50 MB (413, nothing buffered beyond the limit); text fields
+ * are coerced from text and checked with the JSON body's rules.
+ */
+export const readUploadBody = async (request: FastifyRequest, autoCropDefault: boolean): Promise<UploadInput> => {
+  let fields: UploadSyncJsonBody;
+  let file: { bytes: Buffer; filename: string | null } | null = null;
+  if (request.isMultipart()) {
+    const raw: Record<string, string> = {};
+    for await (const part of request.parts({ limits: { fileSize: UploadLimits.photoBytes, files: 1 } })) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file' || file) {
+          part.file.resume();
+          throw new DomainError('validation_failed', 'one file, in the part named `file`', { details: [`body.${part.fieldname} is not allowed: send one photo as \`file\``] });
+        }
+        file = { bytes: await part.toBuffer(), filename: part.filename || null };
+      } else {
+        raw[part.fieldname] = String(part.value);
+      }
+    }
+    const converted = Value.Convert(MultipartFields, raw) as Record<string, unknown>;
+    const problems = [...Value.Errors(MultipartFields, converted)].map((error) => `body${error.path.replace(/\//g, '.')} ${error.message.toLowerCase()}`);
+    if (problems.length > 0) throw new DomainError('validation_failed', 'invalid upload fields', { details: problems });
+    fields = converted as UploadSyncJsonBody;
+  } else {
+    fields = (request.body ?? {}) as UploadSyncJsonBody;
+  }
+  const base64 = fields.type?.toLowerCase() === 'base64';
+  let bytes: Buffer;
+  let filename: string | null;
+  if (base64 || (!file && fields.image !== undefined)) {
+    if (fields.image === undefined) throw new DomainError('validation_failed', 'type=base64 needs `image`', { details: ['body.image is required with type=base64'] });
+    bytes = decodeBase64Image(fields.image);
+    if (bytes.length > UploadLimits.photoBytes) throw new DomainError('payload_too_large', 'a photo may be at most 50 MB');
+    filename = fields.original_filename ?? null;
+  } else if (file) {
+    bytes = file.bytes;
+    filename = fields.original_filename ?? file.filename;
+  } else {
+    throw new DomainError('validation_failed', 'no image: send a multipart `file`, or type=base64 with `image`', {
+      details: ['body.file is required (multipart), or type=base64 with body.image'],
+    });
+  }
+  return {
+    bytes,
+    original_filename: filename,
+    sub_id: fields.sub_id ?? null,
+    breed_ids: breedIdsOf(fields.breed_ids),
+    width: fields.width,
+    height: fields.height,
+    age_months: fields.age_months ?? null,
+    auto_crop: fields.auto_crop ?? autoCropDefault,
+  };
+};

@@ -1,0 +1,71 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AnalysedImage, uploadBodySchema, UploadedImage, uploadedImageResource } from '../../contracts/image-uploads.ts';
+import { errors } from '../../contracts/common.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { accountOf } from '../../http/auth.ts';
+import { BodyLimits } from '../../http/limits.ts';
+import { publicBaseUrl } from '../../http/public-url.ts';
+import { contextOf, recordWrite, type CommandApiDeps, type ImageCommandSettings } from '../deps.ts';
+import { uploadImage } from '../handlers/images.ts';
+import { readUploadBody } from '../handlers/upload-body.ts';
+import { awaitAnalysis } from '../handlers/await-analysis.ts';
+
+/**
+ * Image uploads. The type comes from the bytes; the checks, sizes and quota are in
+ * handlers/images.ts. `upload` answers at once (status to_be_reviewed, the pipeline runs in the
+ * processors); `upload-sync` waits, bounded, for the analysis.
+ */
+export const imageCommandRoutes =
+  (deps: CommandApiDeps): FastifyPluginAsync =>
+  async (instance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const settings = (): ImageCommandSettings => {
+      if (!deps.images) throw new DomainError('not_ready', 'image uploads are not configured in this process');
+      return deps.images;
+    };
+    const upload = async (request: FastifyRequest, sync: boolean) => {
+      const images = settings();
+      const account = accountOf(request);
+      const input = await readUploadBody(request, sync);
+      const result = await uploadImage({ eventStore: deps.eventStore, blobs: images.blobs, uploadQuota: images.uploadQuota }, account.id, input, contextOf(request));
+      await recordWrite(deps, account.id, result.position);
+      return { data: result.data, baseUrl: publicBaseUrl(request, images.publicBaseUrl), images };
+    };
+
+    app.post(
+      '/images/upload',
+      {
+        schema: {
+          tags: ['images'],
+          summary: 'Upload an image (multipart `file`, or type=base64 with `image`); processing continues in the background',
+          body: uploadBodySchema(false),
+          response: { 201: UploadedImage, ...errors(413, 415, 503) },
+        },
+        bodyLimit: BodyLimits.base64Photo,
+        config: { feature: 'images', multipart: true },
+      },
+      async (request, reply) => {
+        const { data, baseUrl } = await upload(request, false);
+        return reply.code(201).send(uploadedImageResource(data, 'to_be_reviewed', baseUrl));
+      },
+    );
+
+    app.post(
+      '/images/upload-sync',
+      {
+        schema: {
+          tags: ['images'],
+          summary: 'Upload an image and wait (bounded) for its analysis; auto_crop (default true) makes one child image per animal found',
+          body: uploadBodySchema(true),
+          response: { 201: AnalysedImage, ...errors(413, 415, 503) },
+        },
+        bodyLimit: BodyLimits.base64Photo,
+        config: { feature: 'images', multipart: true },
+      },
+      async (request, reply) => {
+        const { data, baseUrl, images } = await upload(request, true);
+        return reply.code(201).send(await awaitAnalysis(deps.eventStore, data.image_id, images.syncTimeoutMs, baseUrl));
+      },
+    );
+  };

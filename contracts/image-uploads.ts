@@ -1,0 +1,171 @@
+/**
+ * Schemas of the image write side and the pipeline views: the upload bodies (JSON and multipart),
+ * the uploaded image, the processing status, the analysis in TheCatAPI's shape, and the quota.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { SubId } from './common.ts';
+import type { ImageUploaded } from '../domain/images/image.ts';
+import type { ImageDoc } from './read-models.ts';
+import { imageUrl } from './image-url.ts';
+
+const BreedIdList = Type.Union([Type.String({ maxLength: 1000, description: 'comma-separated breed ids' }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 })]);
+const Dimension = Type.Integer({ minimum: 1, maximum: 10000 });
+
+const uploadFields = {
+  type: Type.Optional(Type.Union([Type.Literal('base64'), Type.Literal('file'), Type.Literal('FILE'), Type.Literal('BASE64')], { description: '`base64` with `image`; otherwise the multipart `file` part' })),
+  image: Type.Optional(Type.String({ minLength: 1, description: 'with type=base64: a data URL (`data:image/png;base64,...`) or bare base64' })),
+  sub_id: Type.Optional(SubId),
+  breed_ids: Type.Optional(BreedIdList),
+  width: Type.Optional(Dimension),
+  height: Type.Optional(Dimension),
+  age_months: Type.Optional(Type.Integer({ minimum: 0, maximum: 600, description: 'age of the animal in the photo, in months' })),
+  original_filename: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'with type=base64: the name to keep' })),
+};
+
+export const UploadJsonBody = Type.Object(uploadFields, { additionalProperties: false });
+export const UploadSyncJsonBody = Type.Object(
+  { ...uploadFields, auto_crop: Type.Optional(Type.Boolean({ default: true, description: 'one child image per animal found' })) },
+  { additionalProperties: false },
+);
+export type UploadSyncJsonBody = Static<typeof UploadSyncJsonBody>;
+
+/**
+ * The multipart form, for the OpenAPI document. Validated by the route itself as the parts stream
+ * in (no `type: object` here: fastify sees no parsed body for multipart).
+ */
+const multipartForm = (sync: boolean) => ({
+  properties: {
+    file: { type: 'string', format: 'binary', description: 'the photo (JPEG, PNG, GIF or WebP, ≤ 50 MB)' },
+    type: { type: 'string', enum: ['base64', 'file', 'FILE', 'BASE64'] },
+    image: { type: 'string' },
+    sub_id: { type: 'string', maxLength: 255 },
+    breed_ids: { type: 'string', description: 'comma-separated breed ids' },
+    width: { type: 'integer', minimum: 1, maximum: 10000 },
+    height: { type: 'integer', minimum: 1, maximum: 10000 },
+    age_months: { type: 'integer', minimum: 0, maximum: 600 },
+    original_filename: { type: 'string', maxLength: 255 },
+    ...(sync ? { auto_crop: { type: 'string', enum: ['true', 'false', '1', '0'] } } : {}),
+  },
+});
+
+export const uploadBodySchema = (sync: boolean) => ({
+  content: {
+    'application/json': { schema: sync ? UploadSyncJsonBody : UploadJsonBody },
+    'multipart/form-data': { schema: multipartForm(sync) },
+  },
+});
+
+/** The multipart text fields, coerced from text and checked with the JSON body's rules. */
+export const MultipartFields = Type.Object(
+  {
+    ...uploadFields,
+    width: Type.Optional(Dimension),
+    auto_crop: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const Status = Type.Union([Type.Literal('to_be_reviewed'), Type.Literal('clean'), Type.Literal('unsafe'), Type.Literal('labelled')]);
+
+export const UploadedImage = Type.Object(
+  {
+    id: Type.String(),
+    url: Type.String({ format: 'uri', description: 'public, unguessable; no API key needed' }),
+    sub_id: Type.Union([Type.String(), Type.Null()]),
+    width: Type.Integer(),
+    height: Type.Integer(),
+    mime_type: Type.String(),
+    original_filename: Type.Union([Type.String(), Type.Null()]),
+    breed_ids: Type.Array(Type.String()),
+    age_months: Type.Union([Type.Integer(), Type.Null()]),
+    pending: Type.Union([Type.Literal(0), Type.Literal(1)]),
+    approved: Type.Union([Type.Literal(0), Type.Literal(1)]),
+    status: Status,
+    created_at: Type.String({ format: 'date-time' }),
+    links: Type.Object({ status: Type.String(), analysis: Type.String() }),
+  },
+  { description: 'An uploaded image (TheCatAPI fields plus status and links)' },
+);
+export type UploadedImage = Static<typeof UploadedImage>;
+
+const FractionBox = Type.Object({ left: Type.Number(), top: Type.Number(), width: Type.Number(), height: Type.Number() });
+
+const LabelSchema = Type.Object({
+  Name: Type.String(),
+  Confidence: Type.Number(),
+  Instances: Type.Array(
+    Type.Object({
+      BoundingBox: Type.Object({ Width: Type.Number(), Height: Type.Number(), Left: Type.Number(), Top: Type.Number() }),
+      Confidence: Type.Number(),
+    }),
+  ),
+  Parents: Type.Array(Type.Object({ Name: Type.String() })),
+});
+const ModerationLabelSchema = Type.Object({ Name: Type.String(), Confidence: Type.Number(), ParentName: Type.String() });
+
+export const ChildImage = Type.Intersect([UploadedImage, Type.Object({ parent_image_id: Type.String(), crop_box: FractionBox })]);
+
+export const AnalysedImage = Type.Intersect(
+  [
+    UploadedImage,
+    Type.Object({
+      species_id: Type.Union([Type.String(), Type.Null()]),
+      suggested_breed_ids: Type.Array(Type.String()),
+      tags: Type.Array(Type.String()),
+      colours: Type.Array(Type.Object({ id: Type.String(), code: Type.String() })),
+      orientation: Type.Union([Type.String(), Type.Null()]),
+      unsafe_reasons: Type.Array(Type.String()),
+      labels: Type.Array(LabelSchema),
+      moderation_labels: Type.Array(ModerationLabelSchema),
+      childImages: Type.Array(ChildImage),
+    }),
+  ],
+  { description: 'An uploaded image after its analysis (upload-sync)' },
+);
+export type AnalysedImage = Static<typeof AnalysedImage>;
+
+export const ImageStatusView = Type.Object({ id: Type.String(), status: Status, updated_at: Type.String({ format: 'date-time' }) });
+
+export const ImageAnalysis = Type.Array(
+  Type.Object({
+    labels: Type.Array(LabelSchema),
+    moderation_labels: Type.Array(ModerationLabelSchema),
+    vendor: Type.String(),
+    image_id: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+  }),
+  { description: "TheCatAPI's analysis shape: one entry per analysis run (empty until labelled)" },
+);
+
+export const UploadQuota = Type.Object({ quota: Type.Integer(), usage: Type.Integer(), remaining: Type.Integer() });
+export const SetUploadQuotaBody = Type.Object({ imageUploadQuota: Type.Integer({ minimum: 0, maximum: 10_000_000 }) }, { additionalProperties: false });
+export const AccountIdParam = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
+
+type UploadedLike = Pick<
+  ImageUploaded['data'],
+  'image_id' | 'sub_id' | 'width' | 'height' | 'mime_type' | 'original_filename' | 'breed_ids' | 'age_months' | 'created_at' | 'url_token' | 'format'
+>;
+
+/** The uploaded image as the API answers it. */
+export const uploadedImageResource = (data: UploadedLike, status: UploadedImage['status'], baseUrl: string): UploadedImage => ({
+  id: data.image_id,
+  url: imageUrl(baseUrl, data),
+  sub_id: data.sub_id,
+  width: data.width,
+  height: data.height,
+  mime_type: data.mime_type,
+  original_filename: data.original_filename,
+  breed_ids: data.breed_ids,
+  age_months: data.age_months,
+  pending: 0,
+  approved: 0,
+  status,
+  created_at: data.created_at,
+  links: { status: `/v1/images/${data.image_id}/status`, analysis: `/v1/images/${data.image_id}/analysis` },
+});
+
+/** GET /images/{id}/analysis from the read model. */
+export const analysisOf = (doc: ImageDoc): Static<typeof ImageAnalysis> =>
+  doc.analysed_at === null
+    ? []
+    : [{ labels: doc.labels, moderation_labels: doc.moderation_labels, vendor: doc.vendor ?? 'unknown', image_id: doc.id, created_at: doc.analysed_at }];

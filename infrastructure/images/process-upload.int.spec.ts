@@ -1,0 +1,69 @@
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '../../domain/errors.ts';
+import { cropImage, processUpload } from './process-upload.ts';
+import { looksTruncated, polyglotReason } from './polyglot.ts';
+
+const picture = (format: 'jpeg' | 'png' | 'webp' | 'gif', width = 300, height = 200) =>
+  sharp({ create: { width, height, channels: 3, background: { r: 30, g: 140, b: 200 } } })[format]().toBuffer();
+
+const codeOf = async (work: Promise<unknown>) => {
+  try {
+    await work;
+    return 'ok';
+  } catch (error) {
+    return error instanceof DomainError ? error.code : String(error);
+  }
+};
+
+describe('processUpload', () => {
+  it('decodes the four formats and derives the sizes', async () => {
+    for (const [format, expected] of [['jpeg', 'jpg'], ['png', 'png'], ['webp', 'webp'], ['gif', 'gif']] as const) {
+      const result = await processUpload(await picture(format, 1000, 500));
+      expect(result.format).toBe(expected);
+      expect([result.width, result.height]).toEqual([1000, 500]);
+      for (const [size, side] of [['thumb', 150], ['small', 320], ['med', 640], ['full', 1000]] as const) {
+        const meta = await sharp(result.sizes[size]).metadata();
+        expect(Math.max(meta.width!, meta.height!), `${format} ${size}`).toBe(side);
+        expect(meta.format).toBe(format === 'jpeg' ? 'jpeg' : format);
+      }
+    }
+  });
+
+  it('never enlarges a small image', async () => {
+    const result = await processUpload(await picture('png', 100, 80));
+    expect((await sharp(result.sizes.med).metadata()).width).toBe(100);
+  });
+
+  it('applies the EXIF orientation to the stored image', async () => {
+    const rotated = await sharp(await picture('jpeg', 300, 200)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const result = await processUpload(rotated);
+    expect([result.width, result.height]).toEqual([200, 300]);
+  });
+
+  it('refuses empty, unknown, truncated, polyglot files with their codes', async () => {
+    expect(await codeOf(processUpload(Buffer.alloc(0)))).toBe('image_empty');
+    expect(await codeOf(processUpload(Buffer.from('hello, this is not an image')))).toBe('unsupported_media_type');
+    for (const format of ['jpeg', 'png', 'webp', 'gif'] as const) {
+      const bytes = await picture(format);
+      expect(await codeOf(processUpload(bytes.subarray(0, Math.floor(bytes.length * 0.7)))), format).toBe('image_truncated');
+      expect(await codeOf(processUpload(Buffer.concat([bytes, Buffer.from('PK\u0003\u0004...zip...')]))), format).toBe('image_polyglot');
+    }
+  });
+
+  it('crops a box into a new image', async () => {
+    const result = await cropImage(await picture('png', 400, 200), 'png', { left: 0.25, top: 0.5, width: 0.5, height: 0.5 });
+    expect([result.width, result.height]).toEqual([200, 100]);
+  });
+});
+
+describe('polyglot and truncation checks', () => {
+  it('tolerates a little zero padding but not data after the end', async () => {
+    const png = await picture('png');
+    expect(polyglotReason(Buffer.concat([png, Buffer.alloc(4)]), 'png')).toBeNull();
+    expect(polyglotReason(Buffer.concat([png, Buffer.from('hello there, trailing text!')]), 'png')).toMatch(/follow the end/);
+    expect(polyglotReason(Buffer.concat([png.subarray(0, 40), Buffer.from('<script>x</script>'), png.subarray(40)]), 'png')).toMatch(/script|follow/);
+    expect(looksTruncated(png, 'png')).toBe(false);
+    expect(looksTruncated(png.subarray(0, png.length - 12), 'png')).toBe(true);
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * From uploaded bytes to a checked, stored-ready image: the type is decided from the bytes
+ * (file-type), never from the client's Content-Type or file name; polyglots, empty, truncated and
+ * corrupt files and pixel bombs are refused with precise codes; then sharp (libvips, on its own
+ * thread pool, off the event loop) decodes once and derives the sizes.
+ *
+ * Formats: JPEG, PNG, GIF, WebP — TheCatAPI's. AVIF and HEIC are refused (415): sharp's prebuilt
+ * libvips cannot decode HEIC (patent-encumbered HEVC), and the models and browsers behind the
+ * `url` handle the four formats everywhere.
+ */
+import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
+import { fileTypeFromBuffer } from 'file-type';
+import { DomainError } from '../../domain/errors.ts';
+import type { ImageFormat, ImageSize } from '../../domain/images/image.ts';
+import { looksTruncated, polyglotReason } from './polyglot.ts';
+
+/** Largest image accepted, in pixels (width × height) — read from the header before decoding. */
+export const MAX_INPUT_PIXELS = 50_000_000;
+
+/** Longest side of each derived size (`full` keeps the stored size). */
+export const SIZE_BOUNDS: Record<Exclude<ImageSize, 'full'>, number> = { thumb: 150, small: 320, med: 640 };
+
+const FORMATS: Record<string, { format: ImageFormat; mime: string }> = {
+  'image/jpeg': { format: 'jpg', mime: 'image/jpeg' },
+  'image/png': { format: 'png', mime: 'image/png' },
+  'image/gif': { format: 'gif', mime: 'image/gif' },
+  'image/webp': { format: 'webp', mime: 'image/webp' },
+};
+
+export const MIME_OF: Record<ImageFormat, string> = { jpg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp' };
+
+export type ProcessedImage = {
+  format: ImageFormat;
+  mime: string;
+  width: number;
+  height: number;
+  original: Buffer;
+  sizes: Record<ImageSize, Buffer>;
+};
+
+const decodeError = (error: unknown): DomainError => {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/pixel limit|exceeds pixel/i.test(message)) return new DomainError('image_too_many_pixels', `the image has more than ${MAX_INPUT_PIXELS} pixels`);
+  if (/truncat|premature end|unexpected end|not enough data|out of data|short read|end of (file|stream)|read error/i.test(message)) {
+    return new DomainError('image_truncated', 'the image data is truncated');
+  }
+  return new DomainError('image_corrupt', 'the image cannot be decoded');
+};
+
+/** Decides the type from the bytes; refuses what is not one of the four formats. */
+export const detectFormat = async (bytes: Buffer): Promise<{ format: ImageFormat; mime: string }> => {
+  if (bytes.length === 0) throw new DomainError('image_empty', 'the uploaded file is empty');
+  const detected = await fileTypeFromBuffer(bytes);
+  const known = detected ? FORMATS[detected.mime] : undefined;
+  if (!known) {
+    throw new DomainError(
+      'unsupported_media_type',
+      `unsupported image type${detected ? ` ${detected.mime}` : ''}: upload JPEG, PNG, GIF or WebP`,
+    );
+  }
+  return known;
+};
+
+const encode = (pipeline: Sharp, format: ImageFormat): Sharp =>
+  format === 'jpg'
+    ? pipeline.jpeg({ quality: 85, mozjpeg: false })
+    : format === 'png'
+      ? pipeline.png()
+      : format === 'webp'
+        ? pipeline.webp({ quality: 85 })
+        : pipeline.gif();
+
+/**
+ * Checks and decodes the upload and makes its sizes. `resize` fits the stored image inside the
+ * given width/height (never enlarging). Metadata (EXIF, GPS) is not carried into the derived sizes.
+ */
+export const processUpload = async (bytes: Buffer, resize: { width?: number; height?: number } = {}): Promise<ProcessedImage> => {
+  const { format, mime } = await detectFormat(bytes);
+  const polyglot = polyglotReason(bytes, format);
+  if (polyglot) throw new DomainError('image_polyglot', `the file is not only an image: ${polyglot}`);
+  if (looksTruncated(bytes, format)) throw new DomainError('image_truncated', `the ${format} data is truncated`);
+  const options: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'truncated', animated: false };
+  let meta: Metadata;
+  try {
+    meta = await sharp(bytes, { ...options, limitInputPixels: false }).metadata();
+  } catch (error) {
+    throw decodeError(error);
+  }
+  if (!meta.width || !meta.height) throw new DomainError('image_corrupt', 'the image has no dimensions');
+  if (meta.width * meta.height > MAX_INPUT_PIXELS) {
+    throw new DomainError('image_too_many_pixels', `the image is ${meta.width}×${meta.height}: more than ${MAX_INPUT_PIXELS} pixels`);
+  }
+  try {
+    // One full decode (auto-rotated by EXIF orientation) into the stored size; the smaller sizes come from it.
+    const fullPipeline = sharp(bytes, options).rotate();
+    if (resize.width || resize.height) fullPipeline.resize({ width: resize.width, height: resize.height, fit: 'inside', withoutEnlargement: true });
+    const full = await encode(fullPipeline, format).toBuffer({ resolveWithObject: true });
+    const sizes = { full: full.data } as Record<ImageSize, Buffer>;
+    for (const [size, bound] of Object.entries(SIZE_BOUNDS) as [Exclude<ImageSize, 'full'>, number][]) {
+      sizes[size] = await encode(sharp(full.data, options).resize({ width: bound, height: bound, fit: 'inside', withoutEnlargement: true }), format).toBuffer();
+    }
+    return { format, mime, width: full.info.width, height: full.info.height, original: bytes, sizes };
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw decodeError(error);
+  }
+};
+
+/** Crops a box (fractions of the image) out of `bytes` and derives its sizes, in the same format. */
+export const cropImage = async (
+  bytes: Buffer,
+  format: ImageFormat,
+  box: { left: number; top: number; width: number; height: number },
+): Promise<ProcessedImage> => {
+  const meta = await sharp(bytes, { animated: false }).metadata();
+  const W = meta.width ?? 1;
+  const H = meta.height ?? 1;
+  const left = Math.max(0, Math.min(W - 1, Math.round(box.left * W)));
+  const top = Math.max(0, Math.min(H - 1, Math.round(box.top * H)));
+  const width = Math.max(1, Math.min(W - left, Math.round(box.width * W)));
+  const height = Math.max(1, Math.min(H - top, Math.round(box.height * H)));
+  const cropped = await encode(sharp(bytes, { animated: false }).extract({ left, top, width, height }), format).toBuffer();
+  return processUpload(cropped);
+};

@@ -1,0 +1,187 @@
+import sharp from 'sharp';
+import { imageDecider } from '../../domain/images/decide.ts';
+import {
+  childImageId,
+  blobKeysFor,
+  imageStream,
+  type ImageEvent,
+  type ImageUploaded,
+  type ImageValidated,
+} from '../../domain/images/image.ts';
+import {
+  animalDetections,
+  className,
+  labelsFrom,
+  nearestBaseColour,
+  nearestColour,
+  orientationOf,
+  speciesFrom,
+  suggestBreeds,
+  type BreedName,
+  type ColourCandidate,
+} from '../../domain/images/analysis.ts';
+import { Collections, type BreedDoc, type ColourDoc } from '../../contracts/read-models.ts';
+import { topicFor } from '../../infrastructure/bus/envelope.ts';
+import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
+import { isWrongExpectedRevision } from '../../infrastructure/event-store/port.ts';
+import { randomId } from '../../infrastructure/ids.ts';
+import { cropImage } from '../../infrastructure/images/process-upload.ts';
+import { isDomainError } from '../../domain/errors.ts';
+import type { ReadStore } from '../../infrastructure/read-store/port.ts';
+import { storeImageBlobs } from '../../infrastructure/images/blobs.ts';
+import type { Processor, ProcessorDeps } from '../processor.ts';
+import { processorContext } from './context.ts';
+
+/** Detections below this confidence are neither labelled nor cropped. */
+export const MIN_DETECTION_CONFIDENCE = 0.4;
+
+const breedNames = async (readStore: ReadStore | undefined, species: string | null): Promise<BreedName[]> => {
+  if (!readStore || !species) return [];
+  const docs = await readStore.collection<BreedDoc>(Collections.breeds).find({ species_id: species });
+  return docs.map((doc) => ({ id: doc.id, name: doc.name, species_id: doc.species_id }));
+};
+
+const colourCandidates = async (readStore: ReadStore | undefined, species: string | null): Promise<ColourCandidate[]> => {
+  if (!readStore || !species) return [];
+  const docs = await readStore.collection<ColourDoc>(Collections.colours).find({ species_id: species });
+  return docs.filter((doc) => doc.breed_id === null).map((doc) => ({ id: doc.id, code: doc.code, base_colour: doc.base_colour }));
+};
+
+/**
+ * Child images for auto-crop: one per animal found, cropped from the full-size image and stored as
+ * an image of its own (ImageUploaded on its own stream, `parent_image_id` set; it goes through
+ * validation and labelling like any image, without auto-crop, and costs no quota). A child's id
+ * is derived from its parent's and its index, so a processor restarted mid-image finds the
+ * children it already made and does not make them twice.
+ */
+const makeChildren = async (deps: ProcessorDeps, parent: ImageUploaded['data'], boxes: { left: number; top: number; width: number; height: number }[], event: Parameters<Processor['handle']>[0]) => {
+  const ids: string[] = [];
+  if (boxes.length === 0) return ids;
+  const full = await deps.blobs!.get(parent.blob_keys.full);
+  if (!full) return ids;
+  for (const [index, box] of boxes.entries()) {
+    const id = childImageId(parent.image_id, index);
+    ids.push(id);
+    if ((await deps.eventStore.readStream(imageStream(id), { maxCount: 1 })).length > 0) continue;
+    const cropped = await cropImage(full.data, parent.format, box);
+    await storeImageBlobs(deps.blobs!, id, cropped);
+    try {
+      await handleCommand(
+        deps.eventStore,
+        imageStream(id),
+        imageDecider,
+        {
+          type: 'UploadImage',
+          data: {
+            image_id: id,
+            account_id: parent.account_id,
+            sub_id: parent.sub_id,
+            original_filename: parent.original_filename ? `${parent.original_filename.replace(/\.[^.]*$/, '')}-crop-${index + 1}.${parent.format}` : null,
+            mime_type: cropped.mime,
+            format: cropped.format,
+            width: cropped.width,
+            height: cropped.height,
+            bytes: cropped.sizes.full.length,
+            age_months: parent.age_months,
+            breed_ids: parent.breed_ids,
+            url_token: randomId(24),
+            blob_keys: blobKeysFor(id),
+            auto_crop: false,
+            parent_image_id: parent.image_id,
+            crop_box: box,
+            created_at: new Date().toISOString(),
+          },
+        },
+        processorContext('image-labelling', event),
+        { newStream: true },
+      );
+    } catch (error) {
+      // Made by an earlier run that crashed after the append: keep that one.
+      if (!isWrongExpectedRevision(error) && !(isDomainError(error) && error.code === 'conflict')) throw error;
+    }
+  }
+  return ids;
+};
+
+/**
+ * Labelling: clean | unsafe -> labelled. Runs the detector and the classifier on the `med` size,
+ * maps their outputs (labels with boxes, species, suggested breeds), measures the dominant colour
+ * of the main animal (or the whole image) against the species' colour vocabulary, and for an
+ * auto-crop upload makes the child images first. Idempotent like validation.
+ */
+export const imageLabellingProcessor: Processor = {
+  name: 'image-labelling',
+  topics: [topicFor('image')],
+  requires: ['vision', 'blobs'],
+  async handle(event, deps) {
+    if (event.type !== 'ImageValidated') return;
+    const validated = event.data as unknown as ImageValidated['data'];
+    const stream = imageStream(validated.image_id);
+    const folded = await stateOf(deps.eventStore, stream, imageDecider);
+    const state = folded.state;
+    if (!state.exists || state.deleted || state.status === 'labelled' || state.status === 'to_be_reviewed') return;
+    const uploaded = (folded.events as unknown as ImageEvent[]).find((recorded): recorded is ImageUploaded => recorded.type === 'ImageUploaded')!.data;
+    const med = await deps.blobs!.get(uploaded.blob_keys.med);
+    if (!med) {
+      deps.logger.warn({ image_id: uploaded.image_id }, 'image bytes are gone (deleted?): not labelled');
+      return;
+    }
+    const vision = deps.vision!;
+    const detections = (await vision.detect(med.data, { minConfidence: MIN_DETECTION_CONFIDENCE })).filter((d) => d.confidence >= MIN_DETECTION_CONFIDENCE);
+    const classifications = await vision.classify(med.data, 5);
+    const species = speciesFrom(detections, classifications);
+    const animals = animalDetections(detections, MIN_DETECTION_CONFIDENCE);
+    const main = [...animals].sort((a, b) => b.confidence - a.confidence)[0];
+
+    const meta = await sharp(med.data).metadata();
+    const W = meta.width ?? 1;
+    const H = meta.height ?? 1;
+    const region = main
+      ? {
+          left: Math.min(W - 1, Math.max(0, Math.round(main.box.left * W))),
+          top: Math.min(H - 1, Math.max(0, Math.round(main.box.top * H))),
+          width: Math.max(1, Math.min(W - Math.round(main.box.left * W), Math.round(main.box.width * W))),
+          height: Math.max(1, Math.min(H - Math.round(main.box.top * H), Math.round(main.box.height * H))),
+        }
+      : null;
+    const stats = await (region ? sharp(med.data).extract(region) : sharp(med.data)).stats();
+    const dominant = [stats.dominant.r, stats.dominant.g, stats.dominant.b];
+    const colour = nearestColour(dominant, await colourCandidates(deps.readStore, species));
+    const orientation = orientationOf(uploaded.width, uploaded.height);
+
+    const children = state.autoCrop && state.parentImageId === null ? await makeChildren(deps, uploaded, animals.map((a) => a.box), event) : [];
+    const labels = labelsFrom(detections, classifications.filter((c) => c.confidence >= 0.05));
+    const tags = [
+      ...new Set([
+        ...detections.map((d) => d.label),
+        ...classifications.filter((c) => c.confidence >= 0.1).map((c) => className(c.label).toLowerCase()),
+        colour?.base_colour ?? nearestBaseColour(dominant),
+        orientation,
+      ]),
+    ];
+    const models = vision.info().filter((info) => info.task !== 'safety');
+    await handleCommand(
+      deps.eventStore,
+      stream,
+      imageDecider,
+      {
+        type: 'RecordLabels',
+        data: {
+          image_id: uploaded.image_id,
+          account_id: uploaded.account_id,
+          labels,
+          species_id: species,
+          suggested_breed_ids: suggestBreeds(classifications, await breedNames(deps.readStore, species)),
+          tags,
+          colour_ids: colour ? [colour.id] : [],
+          colour_codes: colour ? [colour.code] : [],
+          orientation,
+          child_image_ids: children,
+          vendor: models.length > 0 ? models.map((info) => `${info.name} ${info.version}`).join(' + ') : 'unknown',
+          labelled_at: new Date().toISOString(),
+        },
+      },
+      processorContext('image-labelling', event),
+    );
+  },
+};
