@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
 import { expectEnvelope } from './envelope.ts';
@@ -355,5 +356,31 @@ describe('breeds’ reference images', () => {
     expect(await reference()).toBe(first);
     const listed = (await get('/v1/breeds/search?q=siamese', owner.key)).body.find((breed: { id: string }) => breed.id === 'siam');
     expect(listed.reference_image_id).toBe(first);
+  });
+});
+
+describe('with the upload route', () => {
+  it('finds an uploaded image whose url (and size) serves its bytes without a key, until it is deleted', async () => {
+    const uploader = await account();
+    const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 10, g: 200, b: 90 } } }).png().toBuffer();
+    const uploaded = await service.request('POST', '/v1/images/upload', { key: uploader.key, body: { type: 'base64', image: png.toString('base64'), sub_id: 'up', breed_ids: ['abys'] } });
+    expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
+    const [found] = (await get('/v1/images/search?sub_id=up&size=thumb', uploader.key)).body;
+    expect(found).toMatchObject({ id: uploaded.body.id, width: 400, height: 300, mime_type: 'image/png', breed_ids: ['abys'] });
+    const thumb = await fetch(found.url);
+    expect(thumb.status).toBe(200);
+    expect(thumb.headers.get('content-type')).toBe('image/png');
+    expect((await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).width).toBeLessThan(400);
+    const src = await fetch(`${service.url}/v1/images/search?sub_id=up&format=src`, { headers: { 'x-api-key': uploader.key } });
+    expect(src.status).toBe(200); // the redirect followed to the bytes
+    expect((await sharp(Buffer.from(await src.arrayBuffer())).metadata()).width).toBe(400);
+    expect((await service.request('DELETE', `/v1/images/${uploaded.body.id}`, { key: uploader.key })).status).toBe(200);
+    const deadline = Date.now() + 10_000;
+    let status = 200;
+    while (status !== 404 && Date.now() < deadline) {
+      status = (await fetch(found.url.replace(/\?.*$/, ''))).status;
+      if (status !== 404) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe(404);
   });
 });
