@@ -179,6 +179,16 @@ describe('uploading images', () => {
     form.append('sub_id', 'x');
     const response = await fetch(`${service.url}/v1/images/upload`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
     expect(response.status).toBe(400);
+    // Multipart without a boundary, and a part cut off mid-way: the client's fault, 400.
+    const noBoundary = await service.request('POST', '/v1/images/upload', { key, raw: '{"type":"FILE"}', headers: { 'content-type': 'multipart/form-data' } });
+    expect(noBoundary.status).toBe(400);
+    expect(noBoundary.body.code).toBe('validation_failed');
+    const cut = await service.request('POST', '/v1/images/upload', {
+      key,
+      raw: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n\x89PNG',
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+    });
+    expect(cut.status).toBe(400);
   });
 });
 

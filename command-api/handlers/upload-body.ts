@@ -5,6 +5,23 @@ import { MultipartFields, type UploadSyncJsonBody } from '../../contracts/image-
 import { UploadLimits } from '../../http/limits.ts';
 import { breedIdsOf, decodeBase64Image, type UploadInput } from './images.ts';
 
+/** busboy's own errors (no boundary, a malformed part, a body that ends mid-part) are the client's: 400. */
+const isMalformedMultipart = (error: unknown): boolean =>
+  error instanceof Error && !('code' in error && typeof error.code === 'string' && error.code.startsWith('FST_')) &&
+  /^(Multipart:|Malformed|Unexpected end of (form|multipart))|terminated early|unexpected end of multipart/i.test(error.message);
+
+/** Runs `read` over the multipart body, turning busboy's parse errors into 400 validation_failed. */
+const readingMultipart = async (read: () => Promise<void>): Promise<void> => {
+  try {
+    await read();
+  } catch (error) {
+    if (isMalformedMultipart(error)) {
+      throw new DomainError('validation_failed', `malformed multipart body: ${(error as Error).message}`, { details: ['body is not a well-formed multipart/form-data body'] });
+    }
+    throw error;
+  }
+};
+
 /**
  * One upload body, JSON or multipart, into the handler's input. A multipart `file` part is read
  * as it streams in and cut off past 50 MB (413, nothing buffered beyond the limit); text fields
@@ -12,20 +29,22 @@ import { breedIdsOf, decodeBase64Image, type UploadInput } from './images.ts';
  */
 export const readUploadBody = async (request: FastifyRequest, autoCropDefault: boolean): Promise<UploadInput> => {
   let fields: UploadSyncJsonBody;
-  let file: { bytes: Buffer; filename: string | null } | null = null;
+  let file = null as { bytes: Buffer; filename: string | null } | null;
   if (request.isMultipart()) {
     const raw: Record<string, string> = {};
-    for await (const part of request.parts({ limits: { fileSize: UploadLimits.photoBytes, files: 1 } })) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file' || file) {
-          part.file.resume();
-          throw new DomainError('validation_failed', 'one file, in the part named `file`', { details: [`body.${part.fieldname} is not allowed: send one photo as \`file\``] });
+    await readingMultipart(async () => {
+      for await (const part of request.parts({ limits: { fileSize: UploadLimits.photoBytes, files: 1 } })) {
+        if (part.type === 'file') {
+          if (part.fieldname !== 'file' || file) {
+            part.file.resume();
+            throw new DomainError('validation_failed', 'one file, in the part named `file`', { details: [`body.${part.fieldname} is not allowed: send one photo as \`file\``] });
+          }
+          file = { bytes: await part.toBuffer(), filename: part.filename || null };
+        } else {
+          raw[part.fieldname] = String(part.value);
         }
-        file = { bytes: await part.toBuffer(), filename: part.filename || null };
-      } else {
-        raw[part.fieldname] = String(part.value);
       }
-    }
+    });
     const converted = Value.Convert(MultipartFields, raw) as Record<string, unknown>;
     const problems = [...Value.Errors(MultipartFields, converted)].map((error) => `body${error.path.replace(/\//g, '.')} ${error.message.toLowerCase()}`);
     if (problems.length > 0) throw new DomainError('validation_failed', 'invalid upload fields', { details: problems });

@@ -74,3 +74,18 @@ def error_envelope(ctx, response, case):
         _stats["envelope_violations"] += 1
         raise AssertionError(f"error answer {status} is not the envelope: " + "; ".join(problems))
     return None
+
+
+@schemathesis.check
+def server_error_is_analysis_unavailable(ctx, response, case):
+    """Instead of not_a_server_error on upload-sync: its only 5xx is 503 analysis_unavailable."""
+    status = response.status_code
+    if status < 500:
+        return None
+    try:
+        body = json.loads(response.content or b"null")
+    except ValueError:
+        body = None
+    if status == 503 and isinstance(body, dict) and body.get("code") == "analysis_unavailable" and isinstance(body.get("image_id"), str):
+        return None
+    raise AssertionError(f"server error {status} other than 503 analysis_unavailable with an image_id")

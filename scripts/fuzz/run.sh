@@ -73,7 +73,7 @@ run_schemathesis() { # name key filter...
   echo "== schemathesis: $name operations (max examples $MAX_EXAMPLES)"
   local status=0
   SCHEMATHESIS_HOOKS=scripts/fuzz/hooks.py FUZZ_STATS_FILE="$STATS" "$VENV/bin/schemathesis" run "$BASE/v1/openapi.json" \
-    -H "x-api-key: $key" --checks "$CHECKS" --mode all --max-examples "$MAX_EXAMPLES" --workers "$WORKERS" \
+    -H "x-api-key: $key" --checks "${CHECKS_FOR:-$CHECKS}" --mode all --max-examples "$MAX_EXAMPLES" --workers "$WORKERS" \
     --suppress-health-check all --no-color --report json --report-json-path "$OUT/fuzz-report-$name.json" \
     "${SEED_ARGS[@]}" "$@" >"$OUT/fuzz-schemathesis-$name.log" 2>&1 || status=$?
   sed -n '/= FAILURES =/,$p' "$OUT/fuzz-schemathesis-$name.log" | head -300
@@ -81,9 +81,13 @@ run_schemathesis() { # name key filter...
 }
 
 FAILED=0
-# Account operations: everything but /v1/admin/ and the decision on an image's public request.
-# Admin operations: under /v1/admin, the spec's PUT /v1/accounts/{accountId}/quota, and that decision.
-run_schemathesis account "$ACCOUNT_KEY" --exclude-path-regex '^/v1/admin/|/public-requests/decision$' || FAILED=1
+# Account operations: everything but /v1/admin/, upload-sync (below) and the decision on an image's public request.
+run_schemathesis account "$ACCOUNT_KEY" --exclude-path-regex '^/v1/admin/|^/v1/images/upload-sync$|/public-requests/decision$' || FAILED=1
+# upload-sync on its own: its 503 analysis_unavailable is the documented answer when the analysis does
+# not finish in time (always, in a service without the image models); any other 5xx still fails.
+CHECKS_FOR="${CHECKS/not_a_server_error/server_error_is_analysis_unavailable}" \
+  run_schemathesis upload-sync "$ACCOUNT_KEY" --include-path-regex '^/v1/images/upload-sync$' || FAILED=1
+# Admin operations: under /v1/admin, the spec's PUT /v1/accounts/{accountId}/quota, and the decision on a public request.
 run_schemathesis admin "$ADMIN_KEY" --include-path-regex '^/v1/(admin/|accounts/\{accountId\}/quota$)|/public-requests/decision$' || FAILED=1
 
 kill "$SERVICE_PID" 2>/dev/null || true
@@ -103,19 +107,25 @@ for line in open(f"{work}/fuzz-stats.jsonl"):
     stats = json.loads(line)
     checked += stats["responses"]
     violations += stats["envelope_violations"]
-served = server_errors = 0
+served = server_errors = analysis_unavailable = 0
+urls = {}
 for line in open(f"{work}/fuzz-service.log"):
     try:
         entry = json.loads(line)
     except ValueError:
         continue
+    if entry.get("msg") == "incoming request":
+        urls[entry.get("reqId")] = (entry.get("req") or {}).get("url", "")
     status = (entry.get("res") or {}).get("statusCode")
     if entry.get("msg") == "request completed" and isinstance(status, int):
         served += 1
-        server_errors += status >= 500
+        if status == 503 and urls.get(entry.get("reqId"), "").startswith("/v1/images/upload-sync"):
+            analysis_unavailable += 1
+        else:
+            server_errors += status >= 500
 summary = (
     f"fuzzing: {served} requests served ({checked} responses checked, {cases} test cases) over {operations} operations; "
-    f"{server_errors} answers >= 500; {violations} error envelopes invalid; {failures} unique failures"
+    f"{server_errors} answers >= 500 (besides {analysis_unavailable} upload-sync 503 analysis_unavailable); {violations} error envelopes invalid; {failures} unique failures"
     + (" (FAILED)" if failed else "")
 )
 print("== " + summary)
