@@ -6,6 +6,7 @@ import { accountCommandRoutes } from './routes/accounts.ts';
 import { adminAccountRoutes } from './routes/admin/accounts.ts';
 import { webhookCommandRoutes } from './routes/webhooks.ts';
 import { adminWebhookRoutes } from './routes/admin/webhooks.ts';
+import { imageRecordCommandRoutes } from './routes/image-records.ts';
 import { imageCommandRoutes } from './routes/images.ts';
 import { adminQuotaRoutes } from './routes/admin/quota.ts';
 import { petCommandRoutes } from './routes/pets.ts';
@@ -20,6 +21,7 @@ export const commandApi =
     await app.register(adminAccountRoutes(deps));
     await app.register(webhookCommandRoutes(deps));
     await app.register(adminWebhookRoutes(deps));
+    await app.register(imageRecordCommandRoutes(deps));
     await app.register(imageCommandRoutes(deps));
     await app.register(adminQuotaRoutes(deps));
     await app.register(petCommandRoutes(deps));

@@ -19,6 +19,11 @@ export const Collections = {
   usageRecords: 'usage_records',
   images: 'images',
   uploadQuotas: 'upload_quotas',
+  /** What the votes and favourites projections know of each image (their own copies: projections never read each other's). */
+  voteImages: 'vote_images',
+  favouriteImages: 'favourite_images',
+  /** Public images per breed, for the breeds' reference_image_id (owned by the breeds projection). */
+  breedImages: 'breed_images',
   ...REFERENCE_COLLECTIONS,
   ...PET_COLLECTIONS,
 } as const;
@@ -55,6 +60,20 @@ export type AccountDoc = {
   plan?: string;
 };
 
+/** One image as the votes and favourites projections keep it (collections vote_images, favourite_images). */
+export type ImageRefDoc = {
+  _id: string;
+  account_id: string;
+  /** `/v1/images/files/<url_token>.<format>` */
+  url_path: string;
+  public: boolean;
+  species_id: string | null;
+  breed_ids: string[];
+};
+
+/** One image as the breeds projection keeps it: its breeds, and from which position on it is public. */
+export type BreedImageDoc = { _id: string; breed_ids: string[]; public_since: number | null };
+
 export type ApiKeyDoc = { _id: string; key_id: string; account_id: string; revoked: boolean };
 
 export type VoteDoc = {
@@ -66,10 +85,14 @@ export type VoteDoc = {
   value: number;
   country_code: string | null;
   created_at: string;
-  /** Filled from the image once images exist; null while unknown. */
+  /**
+   * Filled from the image once it is known here and visible to the vote's account (its own, or
+   * public): the file path (`/v1/images/files/…`), made absolute when answering; null otherwise.
+   */
   image_url: string | null;
   image_species_id: string | null;
-  image_breed_groups: string[];
+  /** Breeds tagged on the image (breed-group filters resolve the groups to breed ids). */
+  image_breed_ids: string[];
 };
 
 /** What `GET /accounts/usage` counts. */
@@ -97,9 +120,10 @@ export type FavouriteDoc = {
   created_at: string;
   deleted: boolean;
   deleted_at: string | null;
+  /** As on VoteDoc: the image's file path once known and visible to the account, its species and breeds. */
   image_url: string | null;
   image_species_id: string | null;
-  image_breed_groups: string[];
+  image_breed_ids: string[];
 };
 
 /** A webhook endpoint (never its secret, not even encrypted). Deleted endpoints are removed. */

@@ -5,6 +5,8 @@ import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { Breed, SpeciesColour } from '../reference-data/schemas.ts';
 import { toBreedResource } from './breed-resource.ts';
 import { defineProjection } from './projection.ts';
+import { applyImageToBreeds, referenceImageOf } from './breed-reference-images.ts';
+import { Collections } from '../contracts/read-models.ts';
 
 const breedDoc = (breed: Breed): BreedDoc => ({
   _id: breed.id,
@@ -41,14 +43,17 @@ const replaceBreedDocs = async <T extends ColourDoc | CareTipDoc>(
  */
 export const breedsProjection = defineProjection({
   name: 'breeds',
-  collections: [REFERENCE_COLLECTIONS.breeds, REFERENCE_COLLECTIONS.colours, REFERENCE_COLLECTIONS.careTips],
-  streamPrefixes: ['breed-', 'colour-'],
+  collections: [REFERENCE_COLLECTIONS.breeds, REFERENCE_COLLECTIONS.colours, REFERENCE_COLLECTIONS.careTips, Collections.breedImages],
+  // image-: each breed's reference_image_id (breed-reference-images.ts)
+  streamPrefixes: ['breed-', 'colour-', 'image-'],
   async setup(store) {
     await store.collection(REFERENCE_COLLECTIONS.breeds).createIndex('species_id');
     await store.collection(REFERENCE_COLLECTIONS.colours).createIndex('breed_id');
     await store.collection(REFERENCE_COLLECTIONS.careTips).createIndex('breed_id');
+    await store.collection(Collections.breedImages).createIndex('breed_ids');
   },
   async apply(recorded, store) {
+    if (recorded.streamName.startsWith('image-')) return applyImageToBreeds(recorded, store);
     const event = recorded as unknown as ReferenceEvent;
     const change = changeOf(event.type);
     const position = recorded.position;
@@ -62,7 +67,9 @@ export const breedsProjection = defineProjection({
         return;
       }
       const breed = (event.data as { record: unknown }).record as Breed;
-      await store.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds).upsert(breedDoc(breed), position);
+      const doc = breedDoc(breed);
+      doc.resource.reference_image_id = await referenceImageOf(store, breed.id);
+      await store.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds).upsert(doc, position);
       await replaceBreedDocs<ColourDoc>(
         store,
         REFERENCE_COLLECTIONS.colours,

@@ -1,16 +1,19 @@
-import { Collections, type FavouriteDoc } from '../contracts/read-models.ts';
+import { Collections, type ImageRefDoc, type FavouriteDoc } from '../contracts/read-models.ts';
 import type { FavouriteEvent } from '../domain/favourites/favourite.ts';
 import { defineProjection } from './projection.ts';
+import { applyImageEvent, imageFieldsFor } from './image-refs.ts';
 
 /** Favourites, soft-deleted: a deleted favourite stays listed for is_deleted=true. */
 export const favouritesProjection = defineProjection({
   name: 'favourites',
-  collections: [Collections.favourites],
-  streamPrefixes: ['favourite-'],
+  collections: [Collections.favourites, Collections.favouriteImages],
+  streamPrefixes: ['favourite-', 'image-'],
   async setup(store) {
     await store.collection(Collections.favourites).createIndex('account_id');
+    await store.collection(Collections.favourites).createIndex('image_id');
   },
   async apply(recorded, store) {
+    if (recorded.streamName.startsWith('image-')) return applyImageEvent(recorded, store, Collections.favouriteImages, Collections.favourites);
     const event = recorded as unknown as FavouriteEvent;
     const favourites = store.collection<FavouriteDoc>(Collections.favourites);
     switch (event.type) {
@@ -26,9 +29,7 @@ export const favouritesProjection = defineProjection({
             created_at: event.data.created_at,
             deleted: false,
             deleted_at: null,
-            image_url: null,
-            image_species_id: null,
-            image_breed_groups: [],
+            ...imageFieldsFor(await store.collection<ImageRefDoc>(Collections.favouriteImages).get(event.data.image_id), event.data.account_id),
           },
           recorded.position,
         );

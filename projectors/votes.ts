@@ -1,15 +1,18 @@
-import { Collections, type VoteDoc } from '../contracts/read-models.ts';
+import { Collections, type ImageRefDoc, type VoteDoc } from '../contracts/read-models.ts';
 import type { VoteEvent } from '../domain/votes/vote.ts';
 import { defineProjection } from './projection.ts';
+import { applyImageEvent, imageFieldsFor } from './image-refs.ts';
 
 export const votesProjection = defineProjection({
   name: 'votes',
-  collections: [Collections.votes],
-  streamPrefixes: ['vote-'],
+  collections: [Collections.votes, Collections.voteImages],
+  streamPrefixes: ['vote-', 'image-'],
   async setup(store) {
     await store.collection(Collections.votes).createIndex('account_id');
+    await store.collection(Collections.votes).createIndex('image_id');
   },
   async apply(recorded, store) {
+    if (recorded.streamName.startsWith('image-')) return applyImageEvent(recorded, store, Collections.voteImages, Collections.votes);
     const event = recorded as unknown as VoteEvent;
     const votes = store.collection<VoteDoc>(Collections.votes);
     switch (event.type) {
@@ -24,9 +27,7 @@ export const votesProjection = defineProjection({
             value: event.data.value,
             country_code: event.data.country_code,
             created_at: event.data.created_at,
-            image_url: null,
-            image_species_id: null,
-            image_breed_groups: [],
+            ...imageFieldsFor(await store.collection<ImageRefDoc>(Collections.voteImages).get(event.data.image_id), event.data.account_id),
           },
           recorded.position,
         );

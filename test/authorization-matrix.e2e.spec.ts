@@ -54,9 +54,12 @@ const RESOURCE_CREATORS: Record<string, Creator> = {
   favourites: async (service, key) => ({
     id: await created(service, key, '/v1/favourites', { image_id: `matrix-${Math.random().toString(36).slice(2)}` }),
   }),
+  // An uploaded image with a breed tagged and a pending public request, so every /images/{id}/… route has something to refuse.
   images: async (service, key) => {
     const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 200, g: 120, b: 40 } } }).png().toBuffer();
-    return { id: await created(service, key, '/v1/images/upload', { type: 'base64', image: png.toString('base64') }) };
+    const id = await created(service, key, '/v1/images/upload', { type: 'base64', image: png.toString('base64'), breed_ids: ['abys'] });
+    await created(service, key, `/v1/images/${id}/public-requests`, {});
+    return { id, imageId: id, breedId: 'abys' };
   },
   webhooks: async (service, key) => ({
     id: await created(service, key, '/v1/webhooks', { url: 'http://127.0.0.1:9/matrix-hook', enabled_events: ['vote.created'] }),

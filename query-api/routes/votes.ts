@@ -7,10 +7,12 @@ import { Collections, type VoteDoc } from '../../contracts/read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { pageStyleA } from '../../http/paging.ts';
+import { publicBaseUrl } from '../../http/public-url.ts';
 import { imageFilters } from '../filters.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
 
-export const toVote = (doc: VoteDoc) => voteFromCast({ ...doc, vote_id: doc.id }, doc.image_url);
+/** `image.url` is absolute: the image's file path (set by the projection once the image is known) on `baseUrl`. */
+export const toVote = (doc: VoteDoc, baseUrl: string) => voteFromCast({ ...doc, vote_id: doc.id }, doc.image_url && `${baseUrl}${doc.image_url}`);
 
 export const voteQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
@@ -32,9 +34,10 @@ export const voteQueryRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const query = request.query;
-        const filter = { account_id: account.id, ...imageFilters(query), ...(query.sub_id ? { sub_id: query.sub_id } : {}) };
+        const filter = { account_id: account.id, ...(await imageFilters(deps.readStore, query)), ...(query.sub_id ? { sub_id: query.sub_id } : {}) };
         const docs = await pageStyleA(reply, votes(), filter, query, { sortField: 'id', defaultOrder: 'ASC' });
-        return docs.map(toVote);
+        const baseUrl = publicBaseUrl(request, deps.images?.publicBaseUrl);
+        return docs.map((doc) => toVote(doc, baseUrl));
       },
     );
 
@@ -54,7 +57,7 @@ export const voteQueryRoutes =
         const doc = await findFresh(deps, () => votes().get(String(request.params.id)));
         if (!doc) throw new DomainError('not_found', 'vote not found');
         if (doc.account_id !== account.id) throw new DomainError('forbidden', 'this vote belongs to another account');
-        return toVote(doc);
+        return toVote(doc, publicBaseUrl(request, deps.images?.publicBaseUrl));
       },
     );
   };

@@ -1,0 +1,226 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { errors, Success } from '../../contracts/common.ts';
+import { imageUrlOf } from '../../contracts/image-resource.ts';
+import { ImageBreedParams, ImageIdParams, TagBreedBody } from '../../contracts/image-queries.ts';
+import {
+  CreatePublicRequestBody,
+  PublicRequest,
+  PublicRequestDecisionBody,
+  PublicRequestParams,
+  type ImageSummary,
+} from '../../contracts/public-requests.ts';
+import { imageBreedsDecider } from '../../domain/images/breeds.ts';
+import { deleteImageDecider } from '../../domain/images/delete.ts';
+import { imageStream, type ImageEvent, type ImagePublicRequestDecided, type ImagePublicRequested, type ImageUploaded } from '../../domain/images/image.ts';
+import { publicRequestDecider } from '../../domain/images/public-requests.ts';
+import { handleCommand } from '../../infrastructure/event-store/command-handler.ts';
+import { randomId } from '../../infrastructure/ids.ts';
+import { accountOf } from '../../http/auth.ts';
+import { publicBaseUrl } from '../../http/public-url.ts';
+import { BodyLimits } from '../../http/limits.ts';
+import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
+import { breedExists, uploadOf } from '../handlers/image-records.ts';
+
+export const TaggedBreed = Type.Object({
+  message: Type.Literal('SUCCESS'),
+  id: Type.String({ description: 'the breed id' }),
+  image_id: Type.String(),
+  breed_id: Type.String(),
+});
+
+/**
+ * Writes on an existing image: delete it, tag and untag breeds, ask for it to be public, and the
+ * admin's decision on that request. Each decides on the image's stream (its owner only: another
+ * account's image is 403, a missing or deleted one 404) and answers from the events it appended.
+ */
+export const imageRecordCommandRoutes =
+  (deps: CommandApiDeps): FastifyPluginAsync =>
+  async (instance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const now = () => new Date().toISOString();
+
+    const summaryOf = (request: FastifyRequest, upload: ImageUploaded['data'] | null, imageId: string): ImageSummary =>
+      upload
+        ? { id: upload.image_id, url: imageUrlOf(publicBaseUrl(request, deps.images?.publicBaseUrl), upload), width: upload.width, height: upload.height, mime_type: upload.mime_type }
+        : { id: imageId, url: '', width: 0, height: 0, mime_type: '' };
+
+    app.delete(
+      '/images/:id',
+      {
+        schema: {
+          tags: ['images'],
+          summary: 'Delete one of your images (its files go too; votes and favourites on it keep their ids)',
+          params: ImageIdParams,
+          response: { 200: Success, ...errors(404) },
+        },
+        config: { feature: 'images' },
+      },
+      async (request) => {
+        const account = accountOf(request);
+        const result = await handleCommand(
+          deps.eventStore,
+          imageStream(request.params.id),
+          deleteImageDecider,
+          { type: 'DeleteImage', account_id: account.id, now: now() },
+          contextOf(request),
+        );
+        await recordWrite(deps, account.id, result.position);
+        return { message: 'SUCCESS' as const };
+      },
+    );
+
+    app.post(
+      '/images/:id/breeds',
+      {
+        schema: {
+          tags: ['images'],
+          summary: 'Tag a breed on one of your images',
+          params: ImageIdParams,
+          body: TagBreedBody,
+          response: { 201: TaggedBreed, ...errors(404, 409) },
+        },
+        bodyLimit: BodyLimits.smallJson,
+        config: { feature: 'images' },
+      },
+      async (request, reply) => {
+        const account = accountOf(request);
+        const breedId = request.body.breed_id;
+        const exists = await breedExists(deps.eventStore, breedId);
+        const result = await handleCommand(
+          deps.eventStore,
+          imageStream(request.params.id),
+          imageBreedsDecider,
+          { type: 'TagBreed', account_id: account.id, breed_id: breedId, breed_exists: exists, now: now() },
+          contextOf(request),
+        );
+        await recordWrite(deps, account.id, result.position);
+        return reply.code(201).send({ message: 'SUCCESS' as const, id: breedId, image_id: request.params.id, breed_id: breedId });
+      },
+    );
+
+    app.delete(
+      '/images/:id/breeds/:breedId',
+      {
+        schema: {
+          tags: ['images'],
+          summary: 'Remove a breed tagged on one of your images',
+          params: ImageBreedParams,
+          response: { 200: Success, ...errors(404) },
+        },
+        config: { feature: 'images' },
+      },
+      async (request) => {
+        const account = accountOf(request);
+        const result = await handleCommand(
+          deps.eventStore,
+          imageStream(request.params.id),
+          imageBreedsDecider,
+          { type: 'UntagBreed', account_id: account.id, breed_id: request.params.breedId, now: now() },
+          contextOf(request),
+        );
+        await recordWrite(deps, account.id, result.position);
+        return { message: 'SUCCESS' as const };
+      },
+    );
+
+    app.post(
+      '/images/:imageId/public-requests',
+      {
+        schema: {
+          tags: ['images'],
+          summary: 'Ask for one of your images to be made public (one pending request at a time)',
+          params: PublicRequestParams,
+          body: CreatePublicRequestBody,
+          response: { 201: Type.Composite([Type.Object({ message: Type.Literal('SUCCESS') }), PublicRequest]), ...errors(404, 409) },
+        },
+        bodyLimit: BodyLimits.smallJson,
+        config: { feature: 'public_requests' },
+        // The message is optional, and so is the body: no body is an empty request.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+      },
+      async (request, reply) => {
+        const account = accountOf(request);
+        const { imageId } = request.params;
+        const result = await handleCommand(
+          deps.eventStore,
+          imageStream(imageId),
+          publicRequestDecider,
+          { type: 'RequestPublic', account_id: account.id, request_id: randomId(), request_message: request.body.request_message ?? null, now: now() },
+          contextOf(request),
+        );
+        await recordWrite(deps, account.id, result.position);
+        const event = (result.events as ImageEvent[])[0] as ImagePublicRequested;
+        return reply.code(201).send({
+          message: 'SUCCESS' as const,
+          id: event.data.request_id,
+          image_id: imageId,
+          account_id: account.id,
+          status: 'pending' as const,
+          request_message: event.data.request_message,
+          admin_message: null,
+          actioned_by_email: null,
+          actioned_at: null,
+          created_at: event.data.created_at,
+          updated_at: event.data.created_at,
+          image: summaryOf(request, await uploadOf(deps.eventStore, imageId), imageId),
+        });
+      },
+    );
+
+    app.post(
+      '/images/:imageId/public-requests/decision',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Approve or reject the pending request to make an image public (admin); approved images join everyone’s search',
+          params: PublicRequestParams,
+          body: PublicRequestDecisionBody,
+          response: { 200: PublicRequest, ...errors(404, 409) },
+        },
+        bodyLimit: BodyLimits.smallJson,
+        config: { auth: 'admin' },
+      },
+      async (request) => {
+        const { imageId } = request.params;
+        const body = request.body;
+        const result = await handleCommand(
+          deps.eventStore,
+          imageStream(imageId),
+          publicRequestDecider,
+          {
+            type: 'DecidePublicRequest',
+            status: body.status,
+            admin_message: body.admin_message ?? null,
+            actioned_by_email: body.actioned_by_email ?? null,
+            now: now(),
+          },
+          contextOf(request),
+        );
+        const decided = (result.events as ImageEvent[])[0] as ImagePublicRequestDecided;
+        const upload = await uploadOf(deps.eventStore, imageId);
+        const requested = (await deps.eventStore.readStream(imageStream(imageId)))
+          .filter((event) => event.type === 'ImagePublicRequested')
+          .map((event) => event.data as ImagePublicRequested['data'])
+          .find((data) => data.request_id === decided.data.request_id);
+        // The owner's next read must see the decision (and an approved image in search).
+        await recordWrite(deps, decided.data.account_id, result.position);
+        return {
+          id: decided.data.request_id,
+          image_id: imageId,
+          account_id: decided.data.account_id,
+          status: decided.data.status,
+          request_message: requested?.request_message ?? null,
+          admin_message: decided.data.admin_message,
+          actioned_by_email: decided.data.actioned_by_email,
+          actioned_at: decided.data.actioned_at,
+          created_at: requested?.created_at ?? decided.data.actioned_at,
+          updated_at: decided.data.actioned_at,
+          image: summaryOf(request, upload, imageId),
+        };
+      },
+    );
+  };
