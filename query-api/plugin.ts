@@ -14,6 +14,7 @@ import { breedQueryRoutes } from './routes/breeds.ts';
 import { categoryQueryRoutes } from './routes/categories.ts';
 import { legislationQueryRoutes } from './routes/legislation.ts';
 import { petQueryRoutes } from './routes/pets.ts';
+import { calculatorQueryRoutes } from './routes/calculators.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   eventStore: Pick<EventStore, 'headPosition'>;
@@ -48,4 +49,5 @@ export const queryApi =
     await app.register(categoryQueryRoutes(deps));
     await app.register(legislationQueryRoutes(deps));
     await app.register(petQueryRoutes(deps));
+    await app.register(calculatorQueryRoutes(deps));
   };
