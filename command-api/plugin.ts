@@ -7,6 +7,7 @@ import { adminAccountRoutes } from './routes/admin/accounts.ts';
 import { webhookCommandRoutes } from './routes/webhooks.ts';
 import { adminWebhookRoutes } from './routes/admin/webhooks.ts';
 import { petCommandRoutes } from './routes/pets.ts';
+import { respiratoryRateCommandRoutes } from './routes/respiratory-rate.ts';
 
 /** Every write operation of the API (register under /v1). */
 export const commandApi =
@@ -19,4 +20,5 @@ export const commandApi =
     await app.register(webhookCommandRoutes(deps));
     await app.register(adminWebhookRoutes(deps));
     await app.register(petCommandRoutes(deps));
+    await app.register(respiratoryRateCommandRoutes(deps));
   };

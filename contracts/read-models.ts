@@ -3,7 +3,7 @@
  * the shapes and names from here and from nowhere else.
  */
 import { REFERENCE_COLLECTIONS } from './reference-read-models.ts';
-import { PET_COLLECTIONS } from './pet-read-models.ts';
+import { PET_COLLECTIONS, RESPIRATORY_RATE_COLLECTIONS } from './pet-read-models.ts';
 
 export * from './reference-read-models.ts';
 export * from './pet-read-models.ts';
@@ -17,6 +17,7 @@ export const Collections = {
   webhookDeliveries: 'webhook_deliveries',
   ...REFERENCE_COLLECTIONS,
   ...PET_COLLECTIONS,
+  ...RESPIRATORY_RATE_COLLECTIONS,
 } as const;
 
 /** Projections (checkpoint names) the query API waits on for read-your-writes. */
@@ -33,6 +34,7 @@ export const READ_MODEL_PROJECTIONS = [
   'categories',
   'legislation',
   'pets',
+  'respiratory-rates',
 ] as const;
 
 export type AccountDoc = {

@@ -11,6 +11,7 @@ export const ErrorCodes = {
   invalid_json: 400,
   upload_quota_exceeded: 400,
   pet_has_no_photos: 400,
+  pet_has_no_video: 400,
   unknown_feature: 400,
   webhook_url_not_allowed: 400,
   invalid_media: 400,

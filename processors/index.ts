@@ -3,6 +3,11 @@ import type { Bus, Consumer } from '../infrastructure/bus/port.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import { fromBusMessage } from '../infrastructure/bus/envelope.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
+import type { BlobStore } from '../infrastructure/blobs/port.ts';
+import { petAnalysisProcessors } from './pet-analyses/index.ts';
+
+/** Adapters some processors need besides the event store (the pet analyses read media blobs). */
+export type ProcessorServices = { blobs?: BlobStore };
 
 /**
  * A processor reacts to events from the bus (validation, labelling, analyses) and appends its
@@ -12,17 +17,18 @@ export type Processor = {
   /** Also its consumer group: every processor sees every event of its topics. */
   name: string;
   topics: string[];
-  handle: (event: RecordedEvent, deps: { eventStore: EventStore; logger: Logger }) => Promise<void>;
+  handle: (event: RecordedEvent, deps: ProcessorServices & { eventStore: EventStore; logger: Logger }) => Promise<void>;
 };
 
 /** The processors of the service. Image validation/labelling and pet analyses join this list as they land. */
-export const processors: Processor[] = [];
+export const processors: Processor[] = [...petAnalysisProcessors];
 
 export const startProcessors = async (
   bus: Bus,
   eventStore: EventStore,
   logger: Logger,
   list: readonly Processor[] = processors,
+  services: ProcessorServices = {},
 ): Promise<{ stop: () => Promise<void> }> => {
   const consumers: Consumer[] = [];
   for (const processor of list) {
@@ -30,7 +36,7 @@ export const startProcessors = async (
       await bus.consume({
         group: `processor.${processor.name}`,
         topics: processor.topics,
-        handle: (message) => processor.handle(fromBusMessage(message), { eventStore, logger }),
+        handle: (message) => processor.handle(fromBusMessage(message), { ...services, eventStore, logger }),
         onError: (error, message) => logger.error({ err: error, processor: processor.name, offset: message.offset }, 'processor failed; will retry'),
       }),
     );

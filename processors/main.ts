@@ -8,7 +8,7 @@ import { startProcessors } from './index.ts';
 const config = loadConfig();
 const logger = createLogger('processors', config.logLevel);
 const adapters = await openAdapters(config);
-const running = await startProcessors(adapters.bus, adapters.eventStore, logger);
+const running = await startProcessors(adapters.bus, adapters.eventStore, logger, undefined, { blobs: adapters.blobs });
 onShutdown(async () => {
   await running.stop();
   await adapters.close();

@@ -11,10 +11,12 @@ import { healthTipsProjection } from './health-tips.ts';
 import { categoriesProjection } from './categories.ts';
 import { legislationProjection } from './legislation.ts';
 import { petsProjection } from './pets.ts';
+import { respiratoryRatesProjection } from './respiratory-rates.ts';
 
 /** Every read-model projection, by name. The names are the ones the query API waits on. */
 export const projections: Projection[] = [accountsProjection, votesProjection, favouritesProjection, webhooksProjection, webhookDeliveriesProjection,
-  breedsProjection, factsProjection, healthTipsProjection, categoriesProjection, legislationProjection, petsProjection];
+  breedsProjection, factsProjection, healthTipsProjection, categoriesProjection, legislationProjection, petsProjection,
+  respiratoryRatesProjection];
 
 const missing = READ_MODEL_PROJECTIONS.filter((name) => !projections.some((projection) => projection.name === name));
 if (missing.length > 0 || projections.length !== READ_MODEL_PROJECTIONS.length) {

@@ -15,6 +15,7 @@ import { categoryQueryRoutes } from './routes/categories.ts';
 import { legislationQueryRoutes } from './routes/legislation.ts';
 import { petQueryRoutes } from './routes/pets.ts';
 import { calculatorQueryRoutes } from './routes/calculators.ts';
+import { respiratoryRateQueryRoutes } from './routes/respiratory-rate.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   eventStore: Pick<EventStore, 'headPosition'>;
@@ -50,4 +51,5 @@ export const queryApi =
     await app.register(legislationQueryRoutes(deps));
     await app.register(petQueryRoutes(deps));
     await app.register(calculatorQueryRoutes(deps));
+    await app.register(respiratoryRateQueryRoutes(deps));
   };

@@ -53,7 +53,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
   const imported = config.referenceDataImport ? await importReferenceDataOnStart(adapters, logger) : false;
   const projectors = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
   const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
-  const processors = await startProcessors(adapters.bus, adapters.eventStore, logger);
+  const processors = await startProcessors(adapters.bus, adapters.eventStore, logger, undefined, { blobs: adapters.blobs });
   const dispatcher = config.runWebhookDispatcher
     ? await startDispatcher({ ...adapters, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
     : null;

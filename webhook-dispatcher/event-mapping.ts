@@ -6,6 +6,8 @@ import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
 import { topicFor } from '../infrastructure/bus/envelope.ts';
 import { voteFromCast } from '../contracts/votes.ts';
 import { favouriteResource } from '../contracts/favourites.ts';
+import { respiratoryRateResource } from '../contracts/respiratory-rate.ts';
+import { RESPIRATORY_RATE_CATEGORY, type RespiratoryRateCompleted } from '../domain/pet-analyses/respiratory-rate.ts';
 
 /**
  * Which domain event becomes which webhook event, in one table. A row names the domain event
@@ -39,6 +41,13 @@ export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
     accountId: (event) => dataOf<FavouriteAdded>(event).account_id,
     resource: (event) => favouriteResource(dataOf<FavouriteAdded>(event)),
     countryCode: (event) => dataOf<FavouriteAdded>(event).country_code,
+  },
+  {
+    domainEvent: 'RespiratoryRateCompleted',
+    topic: topicFor(RESPIRATORY_RATE_CATEGORY),
+    webhookEvent: 'pet.respiratory_rate.completed',
+    accountId: (event) => dataOf<RespiratoryRateCompleted>(event).account_id,
+    resource: (event) => respiratoryRateResource(dataOf<RespiratoryRateCompleted>(event)),
   },
 ];
 

@@ -1,0 +1,142 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from './service.ts';
+
+/**
+ * Pet analyses end to end: the calorie calculator on real breed data, and the respiratory rate
+ * on videos made by ffmpeg whose breathing rate is known (a shape rising and falling 24 times a
+ * minute; a still scene), through the command API, the bus, the processor and the read model.
+ */
+
+let service: TestService;
+let key = '';
+let otherKey = '';
+let noFeatureKey = '';
+const work = mkdtempSync(join(tmpdir(), 'pet-analyses-'));
+const run = promisify(execFile);
+
+/** A 30 s clip: a dark box on a light ground, its top edge moving by ± `amplitude` px at `perMinute`. */
+const breathingVideo = async (name: string, perMinute: number, amplitude: number): Promise<Buffer> => {
+  const path = join(work, name);
+  await run(ffmpegInstaller.path, [
+    '-v', 'error', '-y',
+    '-f', 'lavfi', '-i', 'color=c=0xdcdcdc:s=320x240:r=15:d=30',
+    '-f', 'lavfi', '-i', 'color=c=0x303030:s=140x80:r=15:d=30',
+    '-filter_complex', `[0][1]overlay=x=90:y='80+${amplitude}*sin(2*PI*t*${perMinute}/60)':shortest=1,format=yuv420p`,
+    '-c:v', 'mpeg4', '-q:v', '3', path,
+  ]);
+  return readFileSync(path);
+};
+
+beforeAll(async () => {
+  service = await startTestService();
+  key = (await service.createAccount({ name: 'analyses' })).api_key;
+  otherKey = (await service.createAccount({ name: 'analyses other' })).api_key;
+  noFeatureKey = (await service.createAccount({ name: 'no analyses', features: ['pets'] })).api_key;
+}, 120_000);
+
+afterAll(async () => {
+  await service?.dispose();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const newPet = async (body: Record<string, unknown>, apiKey = key): Promise<string> => {
+  const response = await service.request('POST', '/v1/pets', { key: apiKey, body });
+  expect(response.status).toBe(201);
+  return response.body.id;
+};
+
+const uploadVideo = async (petId: string, video: Buffer) => {
+  const form = new FormData();
+  form.append('file', new Blob([video], { type: 'video/mp4' }), 'sleeping.mp4');
+  const response = await fetch(`${service.url}/v1/pets/${petId}/videos`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
+  expect(response.status).toBe(201);
+  return (await response.json()) as { id: string };
+};
+
+const waitForResult = async (petId: string, resultId: string) => {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const response = await service.request('GET', `/v1/pets/${petId}/respiratory-rate/${resultId}`, { key });
+    expect(response.status).toBe(200);
+    if (response.body.status === 'completed' || response.body.status === 'failed' || Date.now() > deadline) return response.body;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+};
+
+describe('calorie calculator', () => {
+  it('computes RER and DER from a given weight and life stage', async () => {
+    const response = await service.request('GET', '/v1/calculators/calories?weight_kg=16&species_id=2&life_stage=adult', { key });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ weight_kg: 16, weight_source: 'weight_kg', rer_kcal_per_day: 560, factor: 1.6, der_kcal_per_day: 896 });
+  });
+
+  it("takes the breed's ideal weight and the pet's age", async () => {
+    const breed = (await service.request('GET', '/v1/breeds/american-water-spaniel', { key })).body;
+    const [low, high] = String(breed.weight_kg).split('-').map((part: string) => Number(part.trim()));
+    const petId = await newPet({ name: 'Puppy', breed_id: 'american-water-spaniel', age_years: 0, age_months: 2 });
+    const response = await service.request('GET', `/v1/calculators/calories?pet_id=${petId}`, { key });
+    expect(response.status).toBe(200);
+    const weight = Math.round(((low + high) / 2) * 10) / 10;
+    expect(response.body).toMatchObject({ weight_kg: weight, weight_source: 'breed_ideal_weight', life_stage: 'puppy', life_stage_source: 'pet_age', factor: 3, species_id: '2' });
+    expect(response.body.der_kcal_per_day).toBeCloseTo(3 * 70 * weight ** 0.75, 0);
+  });
+
+  it('422 weight_required without weight, breed or pet weight; 400 for a stage the species lacks; 403 without the feature', async () => {
+    const petId = await newPet({ name: 'Nobody' });
+    const none = await service.request('GET', `/v1/calculators/calories?pet_id=${petId}`, { key });
+    expect(none.status).toBe(422);
+    expect(none.body.code).toBe('weight_required');
+    expect((await service.request('GET', '/v1/calculators/calories', { key })).body.code).toBe('weight_required');
+    const stage = await service.request('GET', '/v1/calculators/calories?weight_kg=4&species_id=1&life_stage=puppy', { key });
+    expect(stage.status).toBe(400);
+    const other = await service.request('GET', `/v1/calculators/calories?pet_id=${petId}&weight_kg=3`, { key: otherKey });
+    expect(other.status).toBe(403);
+    const feature = await service.request('GET', '/v1/calculators/calories?weight_kg=3', { key: noFeatureKey });
+    expect(feature.status).toBe(403);
+    expect(feature.body.message).toContain('calculators');
+  });
+});
+
+describe('respiratory rate (early access)', () => {
+  it('reads a shape moving 24 times a minute as 24 ± 2 breaths per minute', async () => {
+    const petId = await newPet({ name: 'Sleepy', species_id: '2' });
+    const video = await uploadVideo(petId, await breathingVideo('breath24.mp4', 24, 12));
+    const requested = await service.request('POST', `/v1/pets/${petId}/respiratory-rate`, { key });
+    expect(requested.status).toBe(202);
+    expect(requested.body).toMatchObject({ status: 'pending', video_id: video.id, pet_id: petId });
+    const result = await waitForResult(petId, requested.body.id);
+    expect(result.status).toBe('completed');
+    expect(Math.abs(result.breaths_per_minute - 24)).toBeLessThanOrEqual(2);
+    expect(result).toMatchObject({ breed_baseline: { low: 15, high: 30 }, within_baseline: true, video_id: video.id });
+    expect(result.reasons).toMatch(/breathing region/);
+  }, 90_000);
+
+  it('a still video fails with a reason instead of inventing a rate', async () => {
+    const petId = await newPet({ name: 'Statue', species_id: '1' });
+    await uploadVideo(petId, await breathingVideo('still.mp4', 24, 0));
+    const requested = await service.request('POST', `/v1/pets/${petId}/respiratory-rate`, { key });
+    expect(requested.status).toBe(202);
+    const result = await waitForResult(petId, requested.body.id);
+    expect(result.status).toBe('failed');
+    expect(result.breaths_per_minute).toBeNull();
+    expect(result.failure_reason).toMatch(/no movement/);
+  }, 90_000);
+
+  it('400 pet_has_no_video, 403 for another account, 404 for an unknown result, 403 without the feature', async () => {
+    const petId = await newPet({ name: 'No video' });
+    const none = await service.request('POST', `/v1/pets/${petId}/respiratory-rate`, { key });
+    expect(none.status).toBe(400);
+    expect(none.body.code).toBe('pet_has_no_video');
+    expect((await service.request('POST', `/v1/pets/${petId}/respiratory-rate`, { key: otherKey })).status).toBe(403);
+    expect((await service.request('GET', `/v1/pets/${petId}/respiratory-rate/nosuchresult`, { key })).status).toBe(404);
+    const feature = await service.request('POST', `/v1/pets/${petId}/respiratory-rate`, { key: noFeatureKey });
+    expect(feature.status).toBe(403);
+    expect(feature.body.message).toContain('respiratory_rate');
+  });
+});
