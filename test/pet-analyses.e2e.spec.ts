@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from './service.ts';
+import { startReceiver, verifySignature, type Receiver } from './webhook-receiver.ts';
 
 /**
  * Pet analyses end to end: the calorie calculator on real breed data, and the respiratory rate
@@ -17,6 +18,7 @@ let service: TestService;
 let key = '';
 let otherKey = '';
 let noFeatureKey = '';
+let receiver: Receiver | null = null;
 const work = mkdtempSync(join(tmpdir(), 'pet-analyses-'));
 const run = promisify(execFile);
 
@@ -34,13 +36,14 @@ const breathingVideo = async (name: string, perMinute: number, amplitude: number
 };
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({ webhookAllowPrivateTargets: true });
   key = (await service.createAccount({ name: 'analyses' })).api_key;
   otherKey = (await service.createAccount({ name: 'analyses other' })).api_key;
   noFeatureKey = (await service.createAccount({ name: 'no analyses', features: ['pets'] })).api_key;
 }, 120_000);
 
 afterAll(async () => {
+  await receiver?.close();
   await service?.dispose();
   rmSync(work, { recursive: true, force: true });
 });
@@ -104,7 +107,13 @@ describe('calorie calculator', () => {
 });
 
 describe('respiratory rate (early access)', () => {
-  it('reads a shape moving 24 times a minute as 24 ± 2 breaths per minute', async () => {
+  it('reads a shape moving 24 times a minute as 24 ± 2 breaths per minute, and sends pet.respiratory_rate.completed', async () => {
+    receiver = await startReceiver();
+    const hook = await service.request('POST', '/v1/webhooks', {
+      key,
+      body: { url: receiver.url, description: 'rr', enabled_events: ['pet.respiratory_rate.completed'] },
+    });
+    expect(hook.status).toBe(201);
     const petId = await newPet({ name: 'Sleepy', species_id: '2' });
     const video = await uploadVideo(petId, await breathingVideo('breath24.mp4', 24, 12));
     const requested = await service.request('POST', `/v1/pets/${petId}/respiratory-rate`, { key });
@@ -115,6 +124,12 @@ describe('respiratory rate (early access)', () => {
     expect(Math.abs(result.breaths_per_minute - 24)).toBeLessThanOrEqual(2);
     expect(result).toMatchObject({ breed_baseline: { low: 15, high: 30 }, within_baseline: true, video_id: video.id });
     expect(result.reasons).toMatch(/breathing region/);
+    const [delivery] = await receiver.waitFor(1, 30_000);
+    expect(delivery.headers['x-webhook-event']).toBe('pet.respiratory_rate.completed');
+    expect(verifySignature(delivery.headers['x-webhook-signature'] as string, delivery.body, hook.body.signing_secret)).toBe(true);
+    const { _metadata, ...resource } = JSON.parse(delivery.body);
+    expect(resource).toEqual(result);
+    expect(_metadata.event_type).toBe('pet.respiratory_rate.completed');
   }, 90_000);
 
   it('a still video fails with a reason instead of inventing a rate', async () => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../contracts/common.ts';
 import { RespiratoryRateParams, RespiratoryRateResult, respiratoryRateResource } from '../../contracts/respiratory-rate.ts';
-import { Collections, type RespiratoryRateDoc } from '../../contracts/read-models.ts';
+import { Collections, type PetDoc, type RespiratoryRateDoc } from '../../contracts/read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
@@ -25,9 +25,12 @@ export const respiratoryRateQueryRoutes =
       },
       async (request) => {
         const { petId, resultId } = request.params;
+        // The pet first: another account's pet is 403 whatever the result id; a removed pet's results are gone with it.
+        const pet = await findFresh(deps, () => deps.readStore.collection<PetDoc>(Collections.pets).get(petId));
+        if (!pet) throw new DomainError('not_found', 'pet not found');
+        if (pet.account_id !== accountOf(request).id) throw new DomainError('forbidden', 'this pet belongs to another account');
         const doc = await findFresh(deps, () => deps.readStore.collection<RespiratoryRateDoc>(Collections.respiratoryRates).get(resultId));
         if (!doc || doc.pet_id !== petId) throw new DomainError('not_found', 'respiratory-rate result not found');
-        if (doc.account_id !== accountOf(request).id) throw new DomainError('forbidden', 'this result belongs to another account');
         return respiratoryRateResource(doc);
       },
     );
