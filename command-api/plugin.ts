@@ -8,6 +8,7 @@ import { webhookCommandRoutes } from './routes/webhooks.ts';
 import { adminWebhookRoutes } from './routes/admin/webhooks.ts';
 import { petCommandRoutes } from './routes/pets.ts';
 import { respiratoryRateCommandRoutes } from './routes/respiratory-rate.ts';
+import { petAnalysisCommandRoutes } from './routes/pet-analyses.ts';
 
 /** Every write operation of the API (register under /v1). */
 export const commandApi =
@@ -21,4 +22,5 @@ export const commandApi =
     await app.register(adminWebhookRoutes(deps));
     await app.register(petCommandRoutes(deps));
     await app.register(respiratoryRateCommandRoutes(deps));
+    await app.register(petAnalysisCommandRoutes(deps));
   };

@@ -34,6 +34,7 @@ export const ErrorCodes = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   weight_required: 422,
+  analysis_not_possible: 422,
   rate_limited: 429,
   pet_upload_rate_exceeded: 429,
   internal_error: 500,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from './service.ts';
 import { startReceiver, verifySignature, type Receiver } from './webhook-receiver.ts';
@@ -153,5 +154,58 @@ describe('respiratory rate (early access)', () => {
     const feature = await service.request('POST', `/v1/pets/${petId}/respiratory-rate`, { key: noFeatureKey });
     expect(feature.status).toBe(403);
     expect(feature.body.message).toContain('respiratory_rate');
+  });
+});
+
+const addPhoto = async (petId: string, fields: Record<string, string> = {}) => {
+  const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: { r: 90, g: 60, b: 30 } } }).png().toBuffer();
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append('images', new Blob([png], { type: 'image/png' }), 'pet.png');
+  const response = await fetch(`${service.url}/v1/pets/${petId}/images`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
+  expect(response.status).toBe(201);
+};
+
+describe('weight and age estimates', () => {
+  it('estimates an adult of its breed at BCS 7 and sets the result on the pet', async () => {
+    const petId = await newPet({ name: 'Chunky', breed_id: 'american-water-spaniel', age_years: 4, body_condition_score: 7 });
+    expect((await service.request('POST', `/v1/pets/${petId}/weight-estimate`, { key })).body.code).toBe('pet_has_no_photos');
+    await addPhoto(petId);
+    const response = await service.request('POST', `/v1/pets/${petId}/weight-estimate`, { key });
+    expect(response.status).toBe(200);
+    // breed range 11 - 20 kg → 15.5 kg ideal, +20 % at BCS 7
+    expect(response.body).toMatchObject({ weight_kg: 18.6, size_classification: 'medium' });
+    expect(response.body.reasons).toMatch(/11–20 kg/);
+    const pet = await service.request('GET', `/v1/pets/${petId}`, { key });
+    expect(pet.body).toMatchObject({
+      estimated_weight_kg: 18.6,
+      estimated_size_classification: 'medium',
+      estimated_weight_reasons: response.body.reasons,
+      estimated_weight_timestamp: response.body.generated_at,
+    });
+    const calories = await service.request('GET', `/v1/calculators/calories?pet_id=${petId}`, { key });
+    expect(calories.body).toMatchObject({ weight_kg: 18.6, weight_source: 'pet_estimated_weight' });
+  });
+
+  it('age: exact from the record, from photo ages otherwise, 422 without evidence', async () => {
+    const recorded = await newPet({ name: 'Known', species_id: '1', age_years: 1, age_months: 3 });
+    await addPhoto(recorded);
+    const exact = await service.request('POST', `/v1/pets/${recorded}/age-estimate`, { key });
+    expect(exact.status).toBe(200);
+    expect(exact.body).toMatchObject({ age_months: 15, plausible_range: '15–15 months', life_stage: 'young_adult' });
+    expect((await service.request('GET', `/v1/pets/${recorded}`, { key })).body.estimated_age_months).toBe(15);
+
+    const fromPhoto = await newPet({ name: 'Photo aged', species_id: '2' });
+    await addPhoto(fromPhoto, { age_years: '0', age_months: '5' });
+    const estimated = await service.request('POST', `/v1/pets/${fromPhoto}/age-estimate`, { key });
+    expect(estimated.body).toMatchObject({ age_months: 5, life_stage: 'puppy' });
+
+    const unknown = await newPet({ name: 'Mystery', species_id: '2' });
+    await addPhoto(unknown);
+    const none = await service.request('POST', `/v1/pets/${unknown}/age-estimate`, { key });
+    expect(none.status).toBe(422);
+    expect(none.body.code).toBe('analysis_not_possible');
+    expect((await service.request('POST', `/v1/pets/${unknown}/weight-estimate`, { key })).body.code).toBe('analysis_not_possible');
+    expect((await service.request('POST', `/v1/pets/${unknown}/age-estimate`, { key: noFeatureKey })).status).toBe(403);
   });
 });

@@ -1,4 +1,5 @@
+import { estimatesProcessor } from './estimates.ts';
 import { respiratoryRateProcessor } from './respiratory-rate.ts';
 
-/** The pet-analysis processors (each computes one analysis from events and appends its result). */
-export const petAnalysisProcessors = [respiratoryRateProcessor];
+/** The pet-analysis processors (each computes analyses from events and appends their results). */
+export const petAnalysisProcessors = [respiratoryRateProcessor, estimatesProcessor];
