@@ -38,6 +38,8 @@ beforeAll(async () => {
   videos.webm = await ffmpeg(['-c:v', 'libvpx', '-b:v', '200k'], 'clip.webm');
   videos.avi = await ffmpeg(['-c:v', 'mpeg4'], 'clip.avi');
   videos.mov = await ffmpeg(['-c:v', 'mpeg4', '-f', 'mov'], 'clip.mov');
+  videos.mpeg = await ffmpeg(['-r', '25', '-c:v', 'mpeg1video', '-f', 'mpeg'], 'clip.mpg');
+  videos.threegp = await ffmpeg(['-c:v', 'mpeg4', '-f', '3gp'], 'clip.3gp');
 }, 120_000);
 
 afterAll(async () => {
@@ -156,6 +158,17 @@ describe('pet photos', () => {
     expect(tempFiles()).toEqual([]);
   });
 
+  it('a photo over 50 MB answers 413 and leaves nothing behind', async () => {
+    const petId = await newPet();
+    const big = Buffer.alloc(50 * 1024 * 1024 + 1024);
+    (await png(30)).copy(big);
+    const response = await upload(`/v1/pets/${petId}/images`, photoForm([big]));
+    expect(response.status).toBe(413);
+    expect(response.body.code).toBe('payload_too_large');
+    expect(await mediaOf(petId)).toEqual([]);
+    expect(tempFiles()).toEqual([]);
+  });
+
   it('another account’s pet answers 403 before its body is read, a missing one 404', async () => {
     const petId = await newPet();
     expect((await upload(`/v1/pets/${petId}/images`, photoForm([await png(20)]), otherKey)).status).toBe(403);
@@ -211,13 +224,15 @@ describe('pet photos', () => {
 });
 
 describe('pet videos', () => {
-  it('stores MP4, MOV, WebM and AVI videos with what ffprobe reads', async () => {
+  it('stores MP4, MOV, WebM, AVI, MPEG and 3GP videos with what ffprobe reads', async () => {
     const petId = await newPet();
     const expected: [Buffer, string, string, string][] = [
       [videos.mp4, 'clip.mp4', 'video/mp4', 'mpeg4'],
       [videos.mov, 'clip.mov', 'video/quicktime', 'mpeg4'],
       [videos.webm, 'clip.webm', 'video/webm', 'vp8'],
       [videos.avi, 'clip.avi', 'video/vnd.avi', 'mpeg4'],
+      [videos.mpeg, 'clip.mpg', 'video/mpeg', 'mpeg1video'],
+      [videos.threegp, 'clip.3gp', 'video/3gpp', 'mpeg4'],
     ];
     for (const [bytes, name, mime, codec] of expected) {
       const response = await upload(`/v1/pets/${petId}/videos`, videoForm(bytes, { age_years: '3', age_months: '11', description: 'asleep' }, name, 'application/octet-stream'));
@@ -228,7 +243,7 @@ describe('pet videos', () => {
     }
     const again = await upload(`/v1/pets/${petId}/videos`, videoForm(videos.mp4));
     expect(again.status).toBe(200);
-    expect(await mediaOf(petId)).toHaveLength(4);
+    expect(await mediaOf(petId)).toHaveLength(6);
     expect(tempFiles()).toEqual([]);
   });
 

@@ -31,7 +31,7 @@ import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { addMedia, loadOwnedPet, mediaBlobKey, newMediaId, registerPet, removePet, updatePet } from '../handlers/pets.ts';
 import { checkPhoto } from '../uploads/photo-check.ts';
 import { multipartFields, parsePoses } from '../uploads/fields.ts';
-import { receiveMultipart, type ReceivedFile } from '../uploads/receive.ts';
+import { receiveMultipart, sweepStaleUploads, type ReceivedFile } from '../uploads/receive.ts';
 import { isobmffComplete } from '../uploads/isobmff.ts';
 import { sniffFile, VIDEO_TYPES } from '../uploads/sniff.ts';
 import { probeVideo } from '../uploads/video-probe.ts';
@@ -110,6 +110,8 @@ export const petCommandRoutes =
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const tempDir = deps.uploadTempDir ?? join(tmpdir(), 'animal-data-uploads');
+    // Leftovers of a process that died mid-upload (never an upload still running: 1 h ≫ a request's time).
+    void sweepStaleUploads(tempDir, 3600_000).catch(() => undefined);
     const blobStore = (): BlobStore => {
       if (!deps.blobs) throw new DomainError('not_ready', 'this process has no blob store: uploads are not available');
       return deps.blobs;
@@ -280,13 +282,14 @@ export const petCommandRoutes =
           if (!file) throw new DomainError('validation_failed', 'no video: send the file in the `file` field', { details: ['body.file is required'] });
           if (file.size === 0) throw new DomainError('invalid_media', 'the video file is empty');
           const type = await sniffFile(file.path);
-          const container = type ? VIDEO_TYPES[type.mime] : undefined;
-          if (!type || !container) {
+          const video = type ? VIDEO_TYPES[type.mime] : undefined;
+          if (!type || !video) {
             throw new DomainError(
               'unsupported_media_type',
               `the file is ${type ? type.mime : 'not a recognised video'}: videos must be MP4, MOV, WebM, AVI, MPEG or 3GP`,
             );
           }
+          const { container, mime } = video;
           const isobmff = container === 'mp4' || container === 'mov' || container === '3gp';
           const probe = isobmff && !(await isobmffComplete(file.path)) ? null : await probeVideo(file.path);
           if (!probe) throw new DomainError('invalid_media', `the ${container.toUpperCase()} file cannot be read as a video (damaged or cut short)`);
@@ -297,7 +300,7 @@ export const petCommandRoutes =
             kind: 'video',
             blob_key: mediaBlobKey(petId, mediaId),
             content_hash: file.sha256,
-            mime_type: type.mime,
+            mime_type: mime,
             size_bytes: file.size,
             width: probe.width,
             height: probe.height,

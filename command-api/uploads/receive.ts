@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -91,4 +91,24 @@ export const receiveMultipart = async (
     throw malformedBody(error);
   }
   return { fields, files, cleanup };
+};
+
+/**
+ * Removes upload directories left by a process that died mid-upload (kill -9, power loss): those
+ * older than `maxAgeMs`, well past the longest a request may last (REQUEST_TIMEOUT_MS), so an
+ * upload another replica sharing the directory is still receiving is never touched.
+ */
+export const sweepStaleUploads = async (tempDir: string, maxAgeMs: number, now = Date.now()): Promise<number> => {
+  const entries = await readdir(tempDir, { withFileTypes: true }).catch(() => []);
+  let removed = 0;
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !entry.name.startsWith('upload-')) continue;
+    const path = join(tempDir, entry.name);
+    const info = await stat(path).catch(() => null);
+    if (info && now - info.mtimeMs > maxAgeMs) {
+      await rm(path, { recursive: true, force: true });
+      removed += 1;
+    }
+  }
+  return removed;
 };
