@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from './service.ts';
+import { ffmpegPath } from '../processors/pet-analyses/decode-frames.ts';
 import { startReceiver, verifySignature, type Receiver } from './webhook-receiver.ts';
 
 /**
@@ -26,7 +26,7 @@ const run = promisify(execFile);
 /** A 30 s clip: a dark box on a light ground, its top edge moving by ± `amplitude` px at `perMinute`. */
 const breathingVideo = async (name: string, perMinute: number, amplitude: number): Promise<Buffer> => {
   const path = join(work, name);
-  await run(ffmpegInstaller.path, [
+  await run(ffmpegPath(), [
     '-v', 'error', '-y',
     '-f', 'lavfi', '-i', 'color=c=0xdcdcdc:s=320x240:r=15:d=30',
     '-f', 'lavfi', '-i', 'color=c=0x303030:s=140x80:r=15:d=30',
