@@ -10,6 +10,8 @@ import { imageRecordCommandRoutes } from './routes/image-records.ts';
 import { imageCommandRoutes } from './routes/images.ts';
 import { adminQuotaRoutes } from './routes/admin/quota.ts';
 import { petCommandRoutes } from './routes/pets.ts';
+import { respiratoryRateCommandRoutes } from './routes/respiratory-rate.ts';
+import { petAnalysisCommandRoutes } from './routes/pet-analyses.ts';
 
 /** Every write operation of the API (register under /v1). */
 export const commandApi =
@@ -25,4 +27,6 @@ export const commandApi =
     await app.register(imageCommandRoutes(deps));
     await app.register(adminQuotaRoutes(deps));
     await app.register(petCommandRoutes(deps));
+    await app.register(respiratoryRateCommandRoutes(deps));
+    await app.register(petAnalysisCommandRoutes(deps));
   };

@@ -72,3 +72,22 @@ export type PetMediaDoc = PetMediaRecord & {
   /** Sorts media in the order they were added: event position, then place in the batch. */
   order_key: string;
 };
+
+/** Respiratory-rate readings (projection `respiratory-rates`), the API resource plus the owner. */
+export const RESPIRATORY_RATE_COLLECTIONS = { respiratoryRates: 'respiratory_rates' } as const;
+
+export type RespiratoryRateDoc = {
+  _id: string;
+  id: string;
+  pet_id: string;
+  account_id: string;
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  breaths_per_minute: number | null;
+  breed_baseline: { low: number; high: number } | null;
+  within_baseline: boolean | null;
+  video_id: string;
+  reasons: string | null;
+  failure_reason: string | null;
+  requested_at: string;
+  generated_at: string | null;
+};

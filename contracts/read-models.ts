@@ -4,7 +4,7 @@
  */
 import { REFERENCE_COLLECTIONS } from './reference-read-models.ts';
 import type { FractionBox, ImageBlobKeys, ImageFormat, ImageLabel, ImageStatus, ModerationLabel } from '../domain/images/image.ts';
-import { PET_COLLECTIONS } from './pet-read-models.ts';
+import { PET_COLLECTIONS, RESPIRATORY_RATE_COLLECTIONS } from './pet-read-models.ts';
 
 export * from './reference-read-models.ts';
 export * from './pet-read-models.ts';
@@ -26,6 +26,7 @@ export const Collections = {
   breedImages: 'breed_images',
   ...REFERENCE_COLLECTIONS,
   ...PET_COLLECTIONS,
+  ...RESPIRATORY_RATE_COLLECTIONS,
 } as const;
 
 /** Projections (checkpoint names) the query API waits on for read-your-writes. */
@@ -45,6 +46,7 @@ export const READ_MODEL_PROJECTIONS = [
   'categories',
   'legislation',
   'pets',
+  'respiratory-rates',
 ] as const;
 
 export type AccountDoc = {

@@ -4,13 +4,13 @@ import type { EventStore } from '../infrastructure/event-store/port.ts';
 import { fromBusMessage } from '../infrastructure/bus/envelope.ts';
 import { imageProcessors } from './images/index.ts';
 import { imageBlobCleanup } from './image-blob-cleanup.ts';
+import { petAnalysisProcessors } from './pet-analyses/index.ts';
 import type { Processor, ProcessorServices } from './processor.ts';
 
 export type { Processor, ProcessorDeps, ProcessorServices } from './processor.ts';
 
-
 /** The processors of the service. Image validation/labelling and pet analyses join this list as they land. */
-export const processors: Processor[] = [...imageProcessors, imageBlobCleanup];
+export const processors: Processor[] = [...imageProcessors, imageBlobCleanup, ...petAnalysisProcessors];
 
 /** The consumer group of each processor (its name on the bus). */
 export const processorGroups = (list: readonly Processor[] = processors): string[] => list.map((processor) => `processor.${processor.name}`);

@@ -1,6 +1,7 @@
 import { Collections, emptyPetAnalysis, type PetDoc, type PetMediaDoc } from '../contracts/read-models.ts';
 import type { PetEvent, PetMedia, PetProfile } from '../domain/pets/pet.ts';
 import { defineProjection } from './projection.ts';
+import { petFieldsOf, type PetAnalysed } from '../domain/pet-analyses/analysis.ts';
 
 const profileFields = (profile: Partial<PetProfile>): Partial<PetDoc> => {
   const { breed_group, ...rest } = profile;
@@ -24,12 +25,20 @@ const mediaDoc = (media: PetMedia, petId: string, accountId: string, position: b
 export const petsProjection = defineProjection({
   name: 'pets',
   collections: [Collections.pets, Collections.petMedia],
-  streamPrefixes: ['pet-'],
+  // petanalysis-: analysis results (PetAnalysed) set the pet's analysis fields.
+  streamPrefixes: ['pet-', 'petanalysis-'],
   async setup(store) {
     await store.collection(Collections.pets).createIndex('account_id');
     await store.collection(Collections.petMedia).createIndex('pet_id');
   },
   async apply(recorded, store) {
+    if (recorded.type === 'PetAnalysed') {
+      const analysed = recorded.data as unknown as PetAnalysed['data'];
+      const pets = store.collection<PetDoc>(Collections.pets);
+      const doc = await pets.get(analysed.pet_id);
+      if (doc) await pets.upsert({ ...doc, ...petFieldsOf(analysed) }, recorded.position);
+      return;
+    }
     const event = recorded as unknown as PetEvent;
     const pets = store.collection<PetDoc>(Collections.pets);
     const media = store.collection<PetMediaDoc>(Collections.petMedia);

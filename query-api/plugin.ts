@@ -21,6 +21,8 @@ import { imagePipelineQueryRoutes } from './routes/image-pipeline.ts';
 import { imageFileRoutes } from './routes/image-files.ts';
 import { uploadQuotaQueryRoutes } from './routes/upload-quota.ts';
 import { petQueryRoutes } from './routes/pets.ts';
+import { calculatorQueryRoutes } from './routes/calculators.ts';
+import { respiratoryRateQueryRoutes } from './routes/respiratory-rate.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   /** The audit routes (admin) read the log itself. */
@@ -64,4 +66,6 @@ export const queryApi =
     await app.register(imageFileRoutes(deps));
     await app.register(uploadQuotaQueryRoutes(deps));
     await app.register(petQueryRoutes(deps));
+    await app.register(calculatorQueryRoutes(deps));
+    await app.register(respiratoryRateQueryRoutes(deps));
   };

@@ -8,6 +8,8 @@ import { voteFromCast } from '../contracts/votes.ts';
 import { favouriteResource } from '../contracts/favourites.ts';
 import type { ImageLabelled, ImageUploaded, ImageValidated } from '../domain/images/image.ts';
 import { imageWebhookResource, processedWebhookResource, labelledWebhookResource } from '../contracts/image-webhooks.ts';
+import { respiratoryRateResource } from '../contracts/respiratory-rate.ts';
+import { RESPIRATORY_RATE_CATEGORY, type RespiratoryRateCompleted } from '../domain/pet-analyses/respiratory-rate.ts';
 
 /**
  * Which domain event becomes which webhook event, in one table. A row names the domain event
@@ -62,6 +64,13 @@ export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
     webhookEvent: 'image.labels_created',
     accountId: (event) => dataOf<ImageLabelled>(event).account_id,
     resource: (event) => labelledWebhookResource(dataOf<ImageLabelled>(event)),
+  },
+  {
+    domainEvent: 'RespiratoryRateCompleted',
+    topic: topicFor(RESPIRATORY_RATE_CATEGORY),
+    webhookEvent: 'pet.respiratory_rate.completed',
+    accountId: (event) => dataOf<RespiratoryRateCompleted>(event).account_id,
+    resource: (event) => respiratoryRateResource(dataOf<RespiratoryRateCompleted>(event)),
   },
 ];
 

@@ -1,0 +1,178 @@
+/**
+ * Breathing rate from a sequence of small grey frames (pure; the processor decodes the video).
+ *
+ * 1. Each pixel's brightness over time, linearly detrended (slow light changes removed).
+ * 2. The breathing region: the pixels that move most — those whose temporal standard deviation
+ *    is above the noise floor, the strongest `regionPixels` of them.
+ * 3. Their power spectra (Hann window, DFT evaluated on a fine grid inside the species' band)
+ *    are summed. Summing powers rather than brightness keeps pixels on opposite edges of a moving
+ *    chest, which brighten and darken in antiphase, from cancelling each other.
+ * 4. The dominant frequency is the peak of that sum, refined on a finer grid and by a parabola
+ *    through the three points around it. A still video, a peak no stronger than the rest of the
+ *    band, or a peak on the band's edge (the rhythm lies outside it) is a failure with a reason,
+ *    never a made-up rate.
+ */
+
+export type BreathingBand = { low: number; high: number };
+
+/** Resting (sleeping) breaths per minute by species, and the wider band the analysis searches. */
+export const SPECIES_BREATHING: Record<string, { name: string; baseline: BreathingBand; band: BreathingBand }> = {
+  '1': { name: 'cat', baseline: { low: 16, high: 30 }, band: { low: 8, high: 80 } },
+  '2': { name: 'dog', baseline: { low: 15, high: 30 }, band: { low: 6, high: 80 } },
+  '3': { name: 'horse', baseline: { low: 8, high: 16 }, band: { low: 4, high: 40 } },
+};
+export const UNKNOWN_SPECIES_BREATHING = { name: 'animal', baseline: null, band: { low: 4, high: 80 } } as const;
+
+export const BreathingLimits = {
+  /** Below this temporal standard deviation (grey levels, 0–255) a pixel is taken as still (codec noise). */
+  noiseFloor: 1.5,
+  regionPixels: 1500,
+  minSeconds: 8,
+  /** The peak must carry this many times the median power of the band. */
+  minProminence: 6,
+  coarseStepPerMin: 0.25,
+  fineStepPerMin: 0.02,
+};
+
+export type BreathingResult =
+  | { ok: true; breaths_per_minute: number; prominence: number; region_pixels: number; seconds: number; reasons: string }
+  | { ok: false; reason: string };
+
+export type Frames = { width: number; height: number; fps: number; frames: Uint8Array[] };
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+/** Detrended, windowed time series of the moving pixels (one Float64Array per pixel). */
+const movingPixels = ({ width, height, frames }: Frames): { series: Float64Array[]; maxStd: number } => {
+  const n = frames.length;
+  const pixels = width * height;
+  const tMean = (n - 1) / 2;
+  let tVar = 0;
+  for (let t = 0; t < n; t++) tVar += (t - tMean) ** 2;
+  const stds = new Float64Array(pixels);
+  const means = new Float64Array(pixels);
+  const slopes = new Float64Array(pixels);
+  let maxStd = 0;
+  for (let p = 0; p < pixels; p++) {
+    let sum = 0;
+    let cov = 0;
+    for (let t = 0; t < n; t++) sum += frames[t][p];
+    const mean = sum / n;
+    for (let t = 0; t < n; t++) cov += (t - tMean) * (frames[t][p] - mean);
+    const slope = cov / tVar;
+    let squares = 0;
+    for (let t = 0; t < n; t++) {
+      const residual = frames[t][p] - mean - slope * (t - tMean);
+      squares += residual * residual;
+    }
+    const std = Math.sqrt(squares / n);
+    stds[p] = std;
+    means[p] = mean;
+    slopes[p] = slope;
+    if (std > maxStd) maxStd = std;
+  }
+  const candidates: number[] = [];
+  for (let p = 0; p < pixels; p++) if (stds[p] >= BreathingLimits.noiseFloor) candidates.push(p);
+  candidates.sort((a, b) => stds[b] - stds[a]);
+  const chosen = candidates.slice(0, BreathingLimits.regionPixels);
+  const window = new Float64Array(n);
+  for (let t = 0; t < n; t++) window[t] = 0.5 - 0.5 * Math.cos((2 * Math.PI * t) / (n - 1));
+  const series = chosen.map((p) => {
+    const values = new Float64Array(n);
+    for (let t = 0; t < n; t++) values[t] = (frames[t][p] - means[p] - slopes[p] * (t - tMean)) * window[t];
+    return values;
+  });
+  return { series, maxStd };
+};
+
+/** Summed power of every series at `perMinute` (a DFT term at an arbitrary frequency). */
+const powerAt = (series: Float64Array[], fps: number, perMinute: number): number => {
+  const n = series[0].length;
+  const omega = (2 * Math.PI * perMinute) / 60 / fps;
+  const cos = new Float64Array(n);
+  const sin = new Float64Array(n);
+  for (let t = 0; t < n; t++) {
+    cos[t] = Math.cos(omega * t);
+    sin[t] = Math.sin(omega * t);
+  }
+  let total = 0;
+  for (const values of series) {
+    let re = 0;
+    let im = 0;
+    for (let t = 0; t < n; t++) {
+      re += values[t] * cos[t];
+      im += values[t] * sin[t];
+    }
+    total += re * re + im * im;
+  }
+  return total;
+};
+
+export const analyseBreathing = (input: Frames, band: BreathingBand): BreathingResult => {
+  const seconds = input.frames.length / input.fps;
+  if (seconds < BreathingLimits.minSeconds) {
+    return { ok: false, reason: `the video gives ${round1(seconds)} s of frames; at least ${BreathingLimits.minSeconds} s are needed to count breaths` };
+  }
+  const { series, maxStd } = movingPixels(input);
+  if (series.length === 0) {
+    return {
+      ok: false,
+      reason: `no movement found: no pixel changes by more than the noise floor (largest variation ${round1(maxStd)} grey levels), so there is no breathing motion to measure`,
+    };
+  }
+  const coarse: { f: number; power: number }[] = [];
+  for (let f = band.low; f <= band.high + 1e-9; f += BreathingLimits.coarseStepPerMin) coarse.push({ f, power: powerAt(series, input.fps, f) });
+  let best = 0;
+  for (let i = 1; i < coarse.length; i++) if (coarse[i].power > coarse[best].power) best = i;
+  const sorted = coarse.map((point) => point.power).sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] || Number.MIN_VALUE;
+  const prominence = coarse[best].power / median;
+  if (best === 0 || best === coarse.length - 1) {
+    return {
+      ok: false,
+      reason: `the strongest rhythm lies at the edge of the plausible band of ${band.low}–${band.high} breaths/min, so the motion is not breathing (or lies outside the band)`,
+    };
+  }
+  // Faster motion outside the band (panting, twitching) can alias into it through its harmonics:
+  // if anything up to the Nyquist frequency is stronger than the band's peak, it is not breathing.
+  const nyquist = (input.fps / 2) * 60;
+  for (let f = Math.max(1, band.low / 2); f < nyquist - 1; f += f < band.high ? BreathingLimits.coarseStepPerMin * 2 : 1) {
+    if (f >= band.low && f <= band.high) continue;
+    if (powerAt(series, input.fps, f) > coarse[best].power) {
+      return {
+        ok: false,
+        reason: `the strongest rhythm (about ${Math.round(f)}/min) lies outside the plausible band of ${band.low}–${band.high} breaths/min, so the motion is not resting breathing`,
+      };
+    }
+  }
+  if (prominence < BreathingLimits.minProminence) {
+    return {
+      ok: false,
+      reason: `no clear breathing rhythm: the strongest frequency carries ${round1(prominence)}× the median power of the band, below the ${BreathingLimits.minProminence}× needed`,
+    };
+  }
+  // Refine between the coarse neighbours, then a parabola through the best fine point and its neighbours.
+  const from = coarse[best - 1].f;
+  const to = coarse[best + 1].f;
+  let fineBest = { f: coarse[best].f, power: coarse[best].power };
+  const step = BreathingLimits.fineStepPerMin;
+  for (let f = from; f <= to + 1e-9; f += step) {
+    const power = powerAt(series, input.fps, f);
+    if (power > fineBest.power) fineBest = { f, power };
+  }
+  const left = powerAt(series, input.fps, fineBest.f - step);
+  const right = powerAt(series, input.fps, fineBest.f + step);
+  const denominator = left - 2 * fineBest.power + right;
+  const offset = denominator < 0 ? (0.5 * (left - right)) / denominator : 0;
+  const rate = fineBest.f + Math.max(-1, Math.min(1, offset)) * step;
+  return {
+    ok: true,
+    breaths_per_minute: round1(rate),
+    prominence: round1(prominence),
+    region_pixels: series.length,
+    seconds: round1(seconds),
+    reasons:
+      `${round1(seconds)} s analysed at ${input.fps} frames/s; breathing region of ${series.length} moving pixels; ` +
+      `dominant rhythm ${round1(rate)}/min in the ${band.low}–${band.high}/min band, ${round1(prominence)}× the band's median power`,
+  };
+};

@@ -1,0 +1,5 @@
+import { estimatesProcessor } from './estimates.ts';
+import { respiratoryRateProcessor } from './respiratory-rate.ts';
+
+/** The pet-analysis processors (each computes analyses from events and appends their results). */
+export const petAnalysisProcessors = [respiratoryRateProcessor, estimatesProcessor];

@@ -1,0 +1,80 @@
+import type { Logger } from 'pino';
+import { analyseBreathing, SPECIES_BREATHING, UNKNOWN_SPECIES_BREATHING } from '../../domain/pet-analyses/breathing.ts';
+import {
+  RESPIRATORY_RATE_CATEGORY,
+  respiratoryRateDecider,
+  respiratoryRateStream,
+  type RespiratoryRateRequested,
+} from '../../domain/pet-analyses/respiratory-rate.ts';
+import type { BlobStore } from '../../infrastructure/blobs/port.ts';
+import { topicFor } from '../../infrastructure/bus/envelope.ts';
+import { handleCommand, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
+import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/port.ts';
+import { decodeGreyFrames } from './decode-frames.ts';
+
+type Deps = { eventStore: EventStore; logger: Logger; blobs?: BlobStore };
+
+/**
+ * Respiratory rate: on RespiratoryRateRequested, appends processing, decodes the requested video
+ * into small grey frames and reads the dominant breathing rhythm in the species' band, then
+ * appends completed (rate, the species' resting baseline, whether it lies within) or failed with
+ * the reason. A redelivered request finds the stream past `pending` and, if it is still
+ * processing (a crash mid-analysis), runs the deterministic analysis again; a finished one is left.
+ */
+export const respiratoryRateProcessor = {
+  name: 'pet-analyses.respiratory-rate',
+  topics: [topicFor(RESPIRATORY_RATE_CATEGORY)],
+  async handle(event: RecordedEvent, deps: Deps): Promise<void> {
+    if (event.type !== 'RespiratoryRateRequested') return;
+    const request = event.data as unknown as RespiratoryRateRequested['data'];
+    const stream = respiratoryRateStream(request.result_id);
+    const context: CommandContext = {
+      accountId: request.account_id,
+      requestId: null,
+      correlationId: event.metadata.correlation_id ?? null,
+      causationId: event.id,
+      actor: 'processor:respiratory-rate',
+    };
+    const started = await handleCommand(deps.eventStore, stream, respiratoryRateDecider, { type: 'StartRespiratoryRate', now: new Date().toISOString() }, context);
+    if (started.state.status !== 'processing') return;
+
+    const species = (request.species_id && SPECIES_BREATHING[request.species_id]) || UNKNOWN_SPECIES_BREATHING;
+    const fail = (reason: string) =>
+      handleCommand(deps.eventStore, stream, respiratoryRateDecider, { type: 'FailRespiratoryRate', reason, now: new Date().toISOString() }, context);
+
+    if (!deps.blobs) throw new Error('the respiratory-rate processor needs the blob store');
+    const blob = await deps.blobs.stream(request.blob_key);
+    if (!blob) {
+      await fail('the video is no longer stored (the pet or the video was removed)');
+      return;
+    }
+    let frames;
+    try {
+      frames = await decodeGreyFrames(blob.stream);
+    } catch (error) {
+      deps.logger.warn({ err: error, result_id: request.result_id }, 'respiratory-rate video could not be decoded');
+      await fail((error as Error).message);
+      return;
+    }
+    const result = analyseBreathing(frames, species.band);
+    if (!result.ok) {
+      await fail(result.reason);
+      return;
+    }
+    await handleCommand(
+      deps.eventStore,
+      stream,
+      respiratoryRateDecider,
+      {
+        type: 'CompleteRespiratoryRate',
+        breaths_per_minute: result.breaths_per_minute,
+        breed_baseline: species.baseline,
+        reasons:
+          `${result.reasons}; baseline: resting ${species.name} ` +
+          (species.baseline ? `${species.baseline.low}–${species.baseline.high}/min` : 'unknown (no species on the pet)'),
+        now: new Date().toISOString(),
+      },
+      context,
+    );
+  },
+};
