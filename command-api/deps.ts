@@ -4,6 +4,7 @@ import type { WritePositions } from '../infrastructure/consistency/write-positio
 import type { CommandContext } from '../infrastructure/event-store/command-handler.ts';
 import type { SecretBox } from '../infrastructure/secrets/secret-box.ts';
 import type { Resolve } from '../infrastructure/webhooks/target-policy.ts';
+import type { ReadStore } from '../infrastructure/read-store/port.ts';
 
 /** What the webhook routes need: the key that encrypts signing secrets and the URL policy. */
 export type WebhookCommandSettings = { secrets: SecretBox; allowPrivateTargets: boolean; resolve?: Resolve };
@@ -13,6 +14,20 @@ export type CommandApiDeps = {
   writePositions: WritePositions;
   /** Without it the webhook write routes answer 503 not_ready (a process that was not given the secrets key). */
   webhooks?: WebhookCommandSettings;
+  /**
+   * The read models, for one thing only: an operation that issues an API key answers once the
+   * accounts projection has the key, so the key works on the next request from any process while
+   * authentication answers unknown keys from the key read model alone (http/auth-cache.ts).
+   */
+  readStore?: ReadStore;
+};
+
+/** How long a key-issuing operation waits for the accounts projection before answering anyway. */
+const KEY_VISIBLE_WAIT_MS = 5_000;
+
+/** Waits (bounded) until the accounts projection has passed `position` (a key just issued). */
+export const untilKeyUsable = async (deps: CommandApiDeps, position: bigint | null): Promise<void> => {
+  if (position !== null && deps.readStore) await deps.readStore.waitForCheckpoints(['accounts'], position, KEY_VISIBLE_WAIT_MS);
 };
 
 /** The metadata context of a request: account, request id, and the key (or admin) acting. */

@@ -21,6 +21,7 @@ await app.register(
     eventStore: adapters.eventStore,
     writePositions: adapters.writePositions,
     webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+    readStore: adapters.readStore,
   }),
   { prefix: '/v1' },
 );

@@ -39,6 +39,8 @@ export type Config = {
   /** REQUEST_TIMEOUT_MS: the whole request (headers and body) must arrive within this; HEADERS_TIMEOUT_MS: its headers. */
   requestTimeoutMs: number;
   headersTimeoutMs: number;
+  /** AUTH_FAILURES_PER_MINUTE: refused keys per client address per minute before 429 (http/auth-failures.ts). */
+  authFailuresPerMinute: number;
 };
 
 export class ConfigError extends Error {}
@@ -101,5 +103,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     rateLimitPlans: rateLimitPlans(env),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 300_000, 1000, 3_600_000),
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000, 500, 300_000),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000_000),
   };
 };

@@ -76,6 +76,7 @@ export const startAllInOne = async (config: Config, options: { logger?: boolean 
       eventStore: adapters.eventStore,
       writePositions: adapters.writePositions,
       webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+      readStore: adapters.readStore,
     }),
     { prefix: '/v1' },
   );
