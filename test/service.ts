@@ -13,7 +13,7 @@ export type TestService = RunningService & {
     headers: Headers;
     body: any;
   }>;
-  createAccount: (body?: Record<string, unknown>) => Promise<{ account_id: string; api_key: string }>;
+  createAccount: (body?: Record<string, unknown>) => Promise<{ account_id: string; api_key: string; key_id: string }>;
   restart: () => Promise<TestService>;
   dispose: () => Promise<void>;
 };
