@@ -1,4 +1,4 @@
-import { loadConfig } from '../infrastructure/config.ts';
+import { assertDeploymentSecrets, loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
 import { createHttpApp } from '../http/app.ts';
 import { authDependenciesOf } from '../http/auth.ts';
@@ -8,6 +8,7 @@ import { commandApi } from './plugin.ts';
 
 /** The command API on its own: the write half of /v1. */
 const config = loadConfig();
+assertDeploymentSecrets(config, { serveAdmin: true });
 const adapters = await openAdapters(config);
 const app = await createHttpApp({
   title: 'Animal data API — commands',

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { openAdapters, type Adapters } from '../infrastructure/adapters.ts';
-import type { Config } from '../infrastructure/config.ts';
+import { assertDeploymentSecrets, type Config } from '../infrastructure/config.ts';
 import { createLogger } from '../infrastructure/logger.ts';
 import { createHttpApp, type HttpApp } from '../http/app.ts';
 import { authDependenciesOf } from '../http/auth.ts';
@@ -46,6 +46,7 @@ const ensureDemoAccount = async (adapters: Adapters, logger: Logger): Promise<vo
  * projectors, the relay to the bus, processors and the webhook dispatcher.
  */
 export const startAllInOne = async (config: Config, options: { logger?: boolean } = {}): Promise<RunningService> => {
+  assertDeploymentSecrets(config, { serveAdmin: true });
   const logger = createLogger('all-in-one', options.logger === false ? 'silent' : config.logLevel);
   const adapters = await openAdapters(config);
   // Before the subscriptions start, so the import does not compete with them (cheap when unchanged).

@@ -5,6 +5,8 @@ import { loadConfig, type Config } from '../infrastructure/config.ts';
 import { startAllInOne, type RunningService } from '../runtime/all-in-one.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
+/** The SECRETS_KEY of test deployments on shared adapters (required there: config.ts assertDeploymentSecrets). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export type TestService = RunningService & {
   dataDir: string;
@@ -34,6 +36,7 @@ const productionAdapterEnv = (dataDir: string): NodeJS.ProcessEnv => {
     KAFKA_NAMESPACE: process.env.KAFKA_BROKERS ? `e2e_${isolation}` : undefined,
     EVENTSTORE_URL: process.env.EVENTSTORE_URL,
     REFERENCE_DATA_IMPORT: process.env.REFERENCE_DATA_IMPORT,
+    SECRETS_KEY: process.env.SECRETS_KEY || TEST_SECRETS_KEY,
   };
 };
 
