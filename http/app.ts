@@ -124,9 +124,11 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
 
   app.get('/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
   app.get('/health', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ status: 'ok' }));
+  // /ready is public: its answer is shared for a second, so callers cannot turn it into store reads.
+  const readiness = options.readiness ? sharedFor(1_000, options.readiness) : undefined;
   app.get('/ready', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
     try {
-      const result = (await options.readiness?.()) ?? { ready: true };
+      const result = (await readiness?.()) ?? { ready: true };
       return reply.code(result.ready ? 200 : 503).send({ status: result.ready ? 'ready' : 'not_ready', ...result.details });
     } catch (error) {
       return reply.code(503).send({ status: 'not_ready', error: String(error) });
@@ -134,4 +136,19 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
   });
 
   return app as unknown as HttpApp;
+};
+
+/** One call's outcome shared by every caller for `ms` (failures are not kept). */
+const sharedFor = <T>(ms: number, call: () => Promise<T>): (() => Promise<T>) => {
+  let last: { at: number; value: Promise<T> } | null = null;
+  return () => {
+    if (last && Date.now() - last.at < ms) return last.value;
+    const value = call();
+    const entry = { at: Date.now(), value };
+    last = entry;
+    value.catch(() => {
+      if (last === entry) last = null;
+    });
+    return value;
+  };
 };
