@@ -84,6 +84,12 @@ FAILED=0
 run_schemathesis account "$ACCOUNT_KEY" --exclude-path-regex '^/v1/admin/' || FAILED=1
 run_schemathesis admin "$ADMIN_KEY" --include-path-regex '^/v1/admin/' || FAILED=1
 
+# Contention: Schemathesis sends one request at a time, so bursts of concurrent writes on one
+# stream are sent here (secret rotations of one endpoint, favourites of one image with deletes,
+# capability switches, key issuing); their answers are in the service log counted below (>= 500 fails).
+echo "== contention bursts"
+FUZZ_BASE="$BASE" FUZZ_ACCOUNT_KEY="$ACCOUNT_KEY" node scripts/fuzz/contention.mjs || FAILED=1
+
 kill "$SERVICE_PID" 2>/dev/null || true
 wait "$SERVICE_PID" 2>/dev/null || true
 
