@@ -18,7 +18,7 @@ import { validatorCompiler } from './validation.ts';
 import { logRedactPaths } from '../infrastructure/logger.ts';
 import { recordRouteTable } from './route-table.ts';
 import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitSettings } from './rate-limit.ts';
-import { BodyLimits, documentHttpErrors, registerMultipart } from './limits.ts';
+import { BodyLimits, documentHttpErrors, fastifyTrustProxy, registerMultipart } from './limits.ts';
 import { requestLogSerializer } from './request-log.ts';
 import { clientErrorHandler } from './client-errors.ts';
 
@@ -44,6 +44,8 @@ export type HttpAppOptions = {
   /** A request's headers and body must arrive within requestTimeoutMs, its headers within headersTimeoutMs (slow clients are cut off). */
   requestTimeoutMs?: number;
   headersTimeoutMs?: number;
+  /** TRUST_PROXY: which proxies' X-Forwarded-For names the client (Fastify trustProxy); unset: none. */
+  trustProxy?: boolean | number | string;
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -55,6 +57,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
  */
 export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> => {
   const app = Fastify({
+    ...fastifyTrustProxy(options.trustProxy),
     logger:
       options.logger === false
         ? false

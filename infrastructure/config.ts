@@ -41,6 +41,11 @@ export type Config = {
   headersTimeoutMs: number;
   /** AUTH_FAILURES_PER_MINUTE: refused keys per client address per minute before 429 (http/auth-failures.ts). */
   authFailuresPerMinute: number;
+  /**
+   * TRUST_PROXY: whose X-Forwarded-For names the client address (per-address limits, logs):
+   * `true`, a number of proxy hops, or a comma list of addresses/CIDRs. Unset: the socket's peer.
+   */
+  trustProxy: boolean | number | string | undefined;
 };
 
 export class ConfigError extends Error {}
@@ -121,6 +126,15 @@ const rateLimitPlans = (env: NodeJS.ProcessEnv): Record<string, number> => {
   );
 };
 
+const trustProxy = (env: NodeJS.ProcessEnv): boolean | number | string | undefined => {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw === 'false') return undefined;
+  if (raw === 'true') return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  if (!/^[0-9A-Fa-f:.\/, ]+$/.test(raw)) throw new ConfigError(`TRUST_PROXY must be true, a hop count or a comma list of addresses/CIDRs, got '${raw}'`);
+  return raw;
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const adminApiKey = env.ADMIN_API_KEY?.trim() || undefined;
   const adminProblem = adminApiKey === undefined ? null : adminKeyProblem(adminApiKey);
@@ -148,5 +162,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 300_000, 1000, 3_600_000),
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000, 500, 300_000),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000_000),
+    trustProxy: trustProxy(env),
   };
 };
