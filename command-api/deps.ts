@@ -16,6 +16,7 @@ export type ImageCommandSettings = {
   /** PUBLIC_BASE_URL, else each request's origin. */
   publicBaseUrl?: string;
 };
+import type { ReadStore } from '../infrastructure/read-store/port.ts';
 
 /** What the webhook routes need: the key that encrypts signing secrets and the URL policy. */
 export type WebhookCommandSettings = { secrets: SecretBox; allowPrivateTargets: boolean; resolve?: Resolve };
@@ -31,6 +32,20 @@ export type CommandApiDeps = {
   blobs?: BlobStore;
   /** Where uploads are streamed before they are checked (default: the OS temp dir). */
   uploadTempDir?: string;
+  /**
+   * The read models, for one thing only: an operation that issues an API key answers once the
+   * accounts projection has the key, so the key works on the next request from any process while
+   * authentication answers unknown keys from the key read model alone (http/auth-cache.ts).
+   */
+  readStore?: ReadStore;
+};
+
+/** How long a key-issuing operation waits for the accounts projection before answering anyway. */
+const KEY_VISIBLE_WAIT_MS = 5_000;
+
+/** Waits (bounded) until the accounts projection has passed `position` (a key just issued). */
+export const untilKeyUsable = async (deps: CommandApiDeps, position: bigint | null): Promise<void> => {
+  if (position !== null && deps.readStore) await deps.readStore.waitForCheckpoints(['accounts'], position, KEY_VISIBLE_WAIT_MS);
 };
 
 /** The metadata context of a request: account, request id, and the key (or admin) acting. */

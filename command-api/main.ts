@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { loadConfig } from '../infrastructure/config.ts';
+import { assertDeploymentSecrets, loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
 import { createHttpApp } from '../http/app.ts';
 import { authDependenciesOf } from '../http/auth.ts';
@@ -12,6 +12,7 @@ import { startProcessOps } from '../infrastructure/ops.ts';
 
 /** The command API on its own: the write half of /v1. */
 const config = loadConfig();
+assertDeploymentSecrets(config, { serveAdmin: true });
 const adapters = await openAdapters(config);
 const opsConfig = loadOpsConfig();
 const ops = await startProcessOps({ name: 'command-api', ops: opsConfig, adapters });
@@ -31,6 +32,7 @@ await app.register(
     images: imageSettingsOf(config, adapters.blobs),
     blobs: adapters.blobs,
     uploadTempDir: join(config.dataDir, 'uploads-tmp'),
+    readStore: adapters.readStore,
   }),
   { prefix: '/v1' },
 );

@@ -15,6 +15,17 @@ export type CreateAccountBody = Static<typeof CreateAccountBody>;
 export const CreatedAccount = Type.Object({
   account_id: Type.String(),
   api_key: Type.String({ description: 'shown once; only its hash is stored' }),
+  key_id: Type.String({ description: 'names the key for revocation (DELETE /admin/accounts/{id}/keys/{keyId})' }),
+});
+
+export const IssuedApiKey = Type.Object({
+  api_key: Type.String({ description: 'shown once; only its hash is stored' }),
+  key_id: Type.String(),
+});
+
+export const AccountKeyParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+  keyId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
 });
 
 export const AccountIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });

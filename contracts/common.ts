@@ -22,7 +22,7 @@ const errorRef = Type.Ref('ErrorEnvelope');
 
 /** The error responses an operation documents, by status. */
 export const errors = (...statuses: number[]): Record<number, TSchema> =>
-  Object.fromEntries([...new Set([400, 401, 403, 429, 500, ...statuses])].map((status) => [status, errorRef]));
+  Object.fromEntries([...new Set([400, 401, 403, 429, 500, 503, ...statuses])].map((status) => [status, errorRef]));
 
 /** Booleans in query strings: true/false and 1/0 (TheCatAPI clients send has_breeds=1). */
 export const QueryBoolean = (description: string, defaultValue?: boolean) =>

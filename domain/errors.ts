@@ -45,6 +45,7 @@ export const ErrorCodes = {
   internal_error: 500,
   analysis_unavailable: 503,
   not_ready: 503,
+  consistency_timeout: 503,
   request_timeout: 408,
   malformed_request: 400,
   headers_too_large: 431,
@@ -75,13 +76,20 @@ export class DomainError extends Error {
   readonly details: string[] | undefined;
   /** Extra fields the envelope carries for this error (e.g. limits of a rate rule). */
   readonly extra: Record<string, unknown> | undefined;
+  /** When to ask again, in seconds: answered as the Retry-After header (503, 429). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { details?: string[]; extra?: Record<string, unknown> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: string[]; extra?: Record<string, unknown>; retryAfterSeconds?: number } = {},
+  ) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
     this.details = options.details;
     this.extra = options.extra;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get statusCode(): number {

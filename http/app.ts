@@ -18,7 +18,7 @@ import { validatorCompiler } from './validation.ts';
 import { logRedactPaths } from '../infrastructure/logger.ts';
 import { recordRouteTable } from './route-table.ts';
 import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitSettings } from './rate-limit.ts';
-import { BodyLimits, documentHttpErrors, registerMultipart } from './limits.ts';
+import { BodyLimits, documentHttpErrors, fastifyTrustProxy, registerMultipart } from './limits.ts';
 import { requestLogSerializer } from './request-log.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { allowedMethodsFinder } from './method-not-allowed.ts';
@@ -52,6 +52,8 @@ export type HttpAppOptions = {
   headersTimeoutMs?: number;
   /** Request metrics, and /metrics behind METRICS_TOKEN (http/metrics.ts). */
   metrics?: HttpMetricsOptions;
+  /** TRUST_PROXY: which proxies' X-Forwarded-For names the client (Fastify trustProxy); unset: none. */
+  trustProxy?: boolean | number | string;
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -63,6 +65,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
  */
 export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> => {
   const app = Fastify({
+    ...fastifyTrustProxy(options.trustProxy),
     logger:
       options.logger === false
         ? false
@@ -138,9 +141,11 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
 
   app.get('/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
   app.get('/health', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ status: 'ok' }));
+  // /ready is public: its answer is shared for a second, so callers cannot turn it into store reads.
+  const readiness = options.readiness ? sharedFor(1_000, options.readiness) : undefined;
   app.get('/ready', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
     try {
-      const result = (await options.readiness?.()) ?? { ready: true };
+      const result = (await readiness?.()) ?? { ready: true };
       return reply.code(result.ready ? 200 : 503).send({ status: result.ready ? 'ready' : 'not_ready', ...result.details });
     } catch (error) {
       return reply.code(503).send({ status: 'not_ready', error: String(error) });
@@ -148,4 +153,19 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
   });
 
   return app as unknown as HttpApp;
+};
+
+/** One call's outcome shared by every caller for `ms` (failures are not kept). */
+const sharedFor = <T>(ms: number, call: () => Promise<T>): (() => Promise<T>) => {
+  let last: { at: number; value: Promise<T> } | null = null;
+  return () => {
+    if (last && Date.now() - last.at < ms) return last.value;
+    const value = call();
+    const entry = { at: Date.now(), value };
+    last = entry;
+    value.catch(() => {
+      if (last === entry) last = null;
+    });
+    return value;
+  };
 };

@@ -1,6 +1,6 @@
 import { Collections, type AccountDoc, type ApiKeyDoc } from '../contracts/read-models.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
-import type { EventStore } from '../infrastructure/event-store/port.ts';
+import { DomainError } from '../domain/errors.ts';
 import { NO_POSITIONS, type AccountPositions, type WritePositions } from '../infrastructure/consistency/write-positions.ts';
 
 /** The projection that keeps accounts and API keys (what authentication reads). */
@@ -19,10 +19,9 @@ type Entry = {
 
 export type KeyResolverOptions = {
   readStore: ReadStore;
-  eventStore: Pick<EventStore, 'headPosition'>;
   /** Without it nothing tells a cached key from a stale one: every request reads the documents. */
   writePositions?: WritePositions;
-  /** How long an unknown key, or an account with a fresh change, waits for the accounts projection. */
+  /** How long a request of an account with a fresh change waits for the accounts projection. */
   catchUpMs: number;
   /** Keys kept per process (least recently used ones go first). */
   maxEntries?: number;
@@ -73,8 +72,14 @@ const lru = <V>(maxEntries: number) => {
  * deactivation, a revoked key or a feature, capability or plan change holds from the next request
  * on, here and on every replica that shares the write positions.
  *
- * Unknown keys are never remembered: a key issued a moment ago may not be projected yet, so a miss
- * waits once for the accounts projection to reach the head of the log and looks again.
+ * If the projection does not pass the change in time, the request is refused with 503
+ * `consistency_timeout` (and Retry-After): the documents at hand may predate a deactivation or a
+ * revocation, so they are never used to decide (fail closed).
+ *
+ * Unknown keys are answered from the key read model alone, never remembered, and never make the
+ * resolver read the event store or wait: an unauthenticated caller costs one document lookup.
+ * A key works at once anyway, because the operations that issue keys answer only once the
+ * accounts projection has it (command-api/routes/admin/accounts.ts).
  */
 export const keyResolver = (options: KeyResolverOptions) => {
   const maxAgeMs = options.maxAgeMs ?? AUTH_CACHE_DEFAULTS.maxAgeMs;
@@ -96,10 +101,18 @@ export const keyResolver = (options: KeyResolverOptions) => {
     return { apiKey, account, seenAt, loadedAt: now() };
   };
 
-  /** Waits (bounded) for the accounts projection to pass `position`, then reads again. */
+  /**
+   * Waits (bounded) for the accounts projection to pass `position`, then reads again. Not reaching
+   * it is a refusal: what the read models hold may predate the change.
+   */
   const readAfter = async (hash: string, position: bigint): Promise<Entry | null> => {
     const reached = await options.readStore.waitForCheckpoints([ACCOUNTS], position, options.catchUpMs);
-    return read(hash, reached ? position : undefined);
+    if (!reached) {
+      throw new DomainError('consistency_timeout', 'the latest change to this account could not be confirmed yet; retry shortly', {
+        retryAfterSeconds: 1,
+      });
+    }
+    return read(hash, position);
   };
 
   const answer = (hash: string, entry: Entry | null, positions: AccountPositions): ResolvedKey | null => {
@@ -107,8 +120,7 @@ export const keyResolver = (options: KeyResolverOptions) => {
       cache.delete(hash);
       return null;
     }
-    // Entries are kept even if the wait timed out: the next request sees they do not reflect the
-    // change yet and waits again. A key without its account is a moment of a projection: not kept.
+    // A key without its account is a moment of a projection: not kept.
     if (caching && entry.account) cache.set(hash, entry);
     else cache.delete(hash);
     return { apiKey: entry.apiKey, account: entry.account, positions };
@@ -124,17 +136,24 @@ export const keyResolver = (options: KeyResolverOptions) => {
       return answer(hash, await readAfter(hash, positions.lastAccountChange as bigint), positions);
     }
     let entry = await read(hash);
-    if (!entry) {
-      entry = await readAfter(hash, await options.eventStore.headPosition());
-      if (!entry) return answer(hash, null, NO_POSITIONS);
-    }
+    if (!entry) return answer(hash, null, NO_POSITIONS);
     const positions = await positionsOf(entry.apiKey.account_id);
     if (!reflects(entry.seenAt, positions.lastAccountChange)) entry = await readAfter(hash, positions.lastAccountChange as bigint);
     return answer(hash, entry, positions);
   };
 
+  /**
+   * True if this process has recently resolved this key to an active account (no lookup): such a
+   * key is served even from an address that exhausted its failed-authentication budget.
+   */
+  const knownGood = (hash: string): boolean => {
+    const entry = cache.get(hash);
+    return entry !== undefined && !entry.apiKey.revoked && entry.account?.active === true;
+  };
+
   return {
     resolve,
+    knownGood,
     /** Entries held (tests). */
     get size() {
       return cache.size;

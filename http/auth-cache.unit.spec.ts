@@ -46,7 +46,7 @@ const appendAccountChange = async (accountId: string, position: bigint) => {
 };
 
 const resolver = (options: Partial<KeyResolverOptions> = {}) =>
-  keyResolver({ readStore, eventStore: { headPosition: async () => head }, writePositions: positions, catchUpMs: 1000, now: () => clock, ...options });
+  keyResolver({ readStore, writePositions: positions, catchUpMs: 1000, now: () => clock, ...options });
 
 /** Counts document reads of the read store (key and account lookups). */
 const countReads = () => {
@@ -139,16 +139,17 @@ describe('key resolver (authentication cache)', () => {
     expect(found?.account?.plan).toBe('pro');
   });
 
-  it('finds a key issued a moment ago by waiting for the projection to reach the head (catch-up)', async () => {
+  it('answers an unknown key from the key read model alone: no wait, nothing else read', async () => {
     const keys = resolver();
-    head = 4n; // issued, not projected yet
-    setTimeout(() => void project(4n, { key: key('h2', 'a1') }), 20);
-    const found = await keys.resolve('h2');
-    expect(found?.apiKey.key_id).toBe('k_h2');
-    expect(keys.size).toBe(1); // h2 only: h1 was never asked for
+    head = 4n; // the log has moved on; an unknown key must not make the resolver wait for it
+    const wait = vi.spyOn(readStore, 'waitForCheckpoints');
+    const started = Date.now();
+    expect(await keys.resolve('h2')).toBeNull();
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(wait).not.toHaveBeenCalled();
   });
 
-  it('never remembers an unknown key, so a key issued after a miss works at once', async () => {
+  it('never remembers an unknown key, so a key projected after a miss works at once', async () => {
     const keys = resolver({ catchUpMs: 10 });
     expect(await keys.resolve('h3')).toBeNull();
     expect(keys.size).toBe(0);
@@ -156,17 +157,22 @@ describe('key resolver (authentication cache)', () => {
     expect((await keys.resolve('h3'))?.apiKey.key_id).toBe('k_h3');
   });
 
-  it('answers with the documents as they are when the wait times out, and waits again next time', async () => {
+  it('fails closed: 503 consistency_timeout (Retry-After) while the account change is not projected, never the stale documents', async () => {
     const keys = resolver({ catchUpMs: 10 });
     await keys.resolve('h1');
-    await appendAccountChange('a1', 9n); // the projection never gets there
-    const wait = vi.spyOn(readStore, 'waitForCheckpoints');
-    expect((await keys.resolve('h1'))?.account?.active).toBe(true);
-    await keys.resolve('h1');
-    expect(wait).toHaveBeenCalledTimes(2);
+    await appendAccountChange('a1', 9n); // e.g. a deactivation the projection has not reached
+    const error = await keys.resolve('h1').catch((caught) => caught);
+    expect(error).toMatchObject({ code: 'consistency_timeout', statusCode: 503, retryAfterSeconds: 1 });
+    // Not served from the cache either on the next request.
+    await expect(keys.resolve('h1')).rejects.toMatchObject({ code: 'consistency_timeout' });
     // Once the projection passes the change, the documents read reflect it.
     await project(9n, { account: account('a1', { active: false }) });
     expect((await keys.resolve('h1'))?.account?.active).toBe(false);
+  });
+
+  it('fails closed for a key first seen while its account has an unprojected change', async () => {
+    await appendAccountChange('a1', 9n);
+    await expect(resolver({ catchUpMs: 10 }).resolve('h1')).rejects.toMatchObject({ code: 'consistency_timeout' });
   });
 
   it('re-reads an entry older than maxAgeMs (changes nobody recorded)', async () => {

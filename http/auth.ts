@@ -9,6 +9,7 @@ import type { Config } from '../infrastructure/config.ts';
 import type { Adapters } from '../infrastructure/adapters.ts';
 import { keyResolver } from './auth-cache.ts';
 import { presentedApiKey } from './api-key.ts';
+import { authFailureLimiter, DEFAULT_AUTH_FAILURES, type AuthFailureSettings } from './auth-failures.ts';
 
 export type AuthenticatedAccount = {
   id: string;
@@ -56,21 +57,24 @@ export type AuthDependencies = {
    * Without it keys are not cached.
    */
   writePositions?: WritePositions;
-  /** How long an unknown key, or an account with a fresh change, waits for the accounts projection. */
+  /** How long a request of an account with a fresh change waits for the accounts projection. */
   catchUpMs?: number;
   /** Keys cached per process, and how long one is trusted without re-reading (auth-cache.ts). */
   cache?: { maxEntries?: number; maxAgeMs?: number };
+  /** Failed authentications allowed per client address (auth-failures.ts). */
+  failures?: AuthFailureSettings;
 };
 
 /** The authentication dependencies of a process, from its configuration and adapters. */
 export const authDependenciesOf = (
-  config: Pick<Config, 'adminApiKey'>,
+  config: Pick<Config, 'adminApiKey'> & Partial<Pick<Config, 'authFailuresPerMinute'>>,
   adapters: Pick<Adapters, 'readStore' | 'eventStore' | 'writePositions'>,
 ): AuthDependencies => ({
   readStore: adapters.readStore,
   eventStore: adapters.eventStore,
   adminApiKey: config.adminApiKey,
   writePositions: adapters.writePositions,
+  ...(config.authFailuresPerMinute === undefined ? {} : { failures: { maxFailures: config.authFailuresPerMinute, windowMs: 60_000 } }),
 });
 
 /**
@@ -78,7 +82,9 @@ export const authDependenciesOf = (
  * - missing key → 403 missing_api_key; unknown key → 403 invalid_api_key;
  * - key of an inactive account → 401 account_inactive;
  * - the admin key is accepted on admin routes only; an account key there → 403 admin_only;
- * - a route's feature the account lacks → 403 feature_not_enabled; switched off → 403 capability_disabled.
+ * - a route's feature the account lacks → 403 feature_not_enabled; switched off → 403 capability_disabled;
+ * - the account's latest change not confirmed in time → 503 consistency_timeout (never a stale decision);
+ * - an address that used up its failed attempts → 429 rate_limited (auth-failures.ts).
  * Ownership of a resource (another account's vote, image, pet → 403) is a business rule, decided
  * by the deciders and queries with the account id this hook puts on the request.
  */
@@ -87,7 +93,13 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
   app.decorateRequest('account', null);
   app.decorateRequest('isAdmin', false);
   app.decorateRequest('writePositions', null);
-  const keys = keyResolver({ ...deps.cache, readStore: deps.readStore, eventStore: deps.eventStore, writePositions: deps.writePositions, catchUpMs });
+  const keys = keyResolver({ ...deps.cache, readStore: deps.readStore, writePositions: deps.writePositions, catchUpMs });
+  const failures = authFailureLimiter(deps.failures ?? DEFAULT_AUTH_FAILURES);
+  /** A refused key spends one attempt of the caller's address. */
+  const refuse = (request: FastifyRequest, error: DomainError): never => {
+    failures.fail(request.ip);
+    throw error;
+  };
 
   const authenticate = async (request: FastifyRequest): Promise<void> => {
     const config = request.routeOptions.config ?? {};
@@ -98,21 +110,25 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
     if (auth === 'public') return;
     const key = presentedApiKey(request);
     if (!key) throw new DomainError('missing_api_key', 'missing x-api-key header (or api_key query parameter)');
-    if (key.length > 200) throw new DomainError('invalid_api_key', 'invalid api key');
+    const hash = sha256(key);
+    if (!keys.knownGood(hash)) failures.check(request.ip);
+    if (key.length > 200) refuse(request, new DomainError('invalid_api_key', 'invalid api key'));
 
     if (auth === 'admin') {
       if (deps.adminApiKey && secretsEqual(key, deps.adminApiKey)) {
         request.isAdmin = true;
         return;
       }
-      throw new DomainError('admin_only', 'this operation needs the admin key');
+      // An account key on an admin route is a mistake, not a guess; anything else spends an attempt.
+      if (keys.knownGood(hash)) throw new DomainError('admin_only', 'this operation needs the admin key');
+      refuse(request, new DomainError('admin_only', 'this operation needs the admin key'));
     }
 
-    const found = await keys.resolve(sha256(key));
-    if (!found || found.apiKey.revoked) throw new DomainError('invalid_api_key', 'invalid api key');
+    const found = await keys.resolve(hash);
+    if (!found || found.apiKey.revoked) return refuse(request, new DomainError('invalid_api_key', 'invalid api key'));
     const { apiKey, account } = found;
     if (deps.writePositions) request.writePositions = { ...found.positions, from: deps.writePositions };
-    if (!account) throw new DomainError('invalid_api_key', 'invalid api key');
+    if (!account) return refuse(request, new DomainError('invalid_api_key', 'invalid api key'));
     if (!account.active) throw new DomainError('account_inactive', 'this api key belongs to an inactive account');
     const features = new Set(account.features);
     const switchedOff = new Set(account.switched_off);

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError, ErrorCodes, StatusNames, type ErrorCode } from '../domain/errors.ts';
 import type { ErrorEnvelope } from '../contracts/common.ts';
 import { describeValidationErrors } from './validation.ts';
+import { isWrongExpectedRevision } from '../infrastructure/event-store/port.ts';
 
 /** Turns anything thrown into the spec's envelope; one place for every route. */
 export const envelope = (
@@ -20,10 +21,12 @@ export const envelope = (
   ...(code ? { code } : {}),
 });
 
-export const sendError = (reply: FastifyReply, error: DomainError): FastifyReply =>
-  reply
+export const sendError = (reply: FastifyReply, error: DomainError): FastifyReply => {
+  if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  return reply
     .code(error.statusCode)
     .send(envelope(reply.request, error.statusCode, error.details ?? error.message, error.code, error.extra));
+};
 
 /** Fastify's own errors (body parsing, content type, size) mapped to our codes. */
 const frameworkCodes: Record<string, ErrorCode> = {
@@ -55,6 +58,8 @@ const codeForStatus = (status: number): ErrorCode | undefined =>
 export const registerErrorHandling = (app: FastifyInstance, allowedMethods?: (url: string) => string[]): void => {
   app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
     if (error instanceof DomainError) return sendError(reply, error);
+    // A concurrency conflict no handler turned into a business answer: 409, never a 500.
+    if (isWrongExpectedRevision(error)) return sendError(reply, new DomainError('conflict', 'the resource was changed concurrently; try again'));
     if (error.validation) {
       return reply
         .code(400)

@@ -75,9 +75,14 @@ export const documentHttpErrors = (app: FastifyInstance): void => {
   });
 };
 
+/** Fastify's trustProxy from TRUST_PROXY: a hop count becomes "trust the nearest n proxies". */
+export const fastifyTrustProxy = (value: boolean | number | string | undefined): { trustProxy?: boolean | string | ((address: string, hop: number) => boolean) } =>
+  value === undefined ? {} : { trustProxy: typeof value === 'number' ? (_address: string, hop: number) => hop < value : value };
+
 /** The HTTP limits of createHttpApp from the configuration (RATE_LIMIT_*, REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS). */
 export const httpLimitsOf = (config: Config) => ({
   rateLimit: { perMinute: config.rateLimitPerMinute, plans: config.rateLimitPlans },
   requestTimeoutMs: config.requestTimeoutMs,
   headersTimeoutMs: config.headersTimeoutMs,
+  ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
 });

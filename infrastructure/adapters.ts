@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Config } from './config.ts';
+import { assertDeploymentSecrets, type Config } from './config.ts';
 import type { EventStore } from './event-store/port.ts';
 import type { ReadStore } from './read-store/port.ts';
 import type { Bus } from './bus/port.ts';
@@ -37,9 +37,12 @@ export type Adapters = {
 /**
  * Chooses an adapter per port from the configuration: EVENTSTORE_URL → EventStoreDB, MONGO_URL →
  * MongoDB read models, GridFS blobs and shared write positions, KAFKA_BROKERS → Kafka, SMTP_URL →
- * SMTP. Each port without its variable runs on its embedded default under DATA_DIR.
+ * SMTP. Each port without its variable runs on its embedded default under DATA_DIR. With any
+ * shared adapter, SECRETS_KEY is required (config.ts assertDeploymentSecrets).
  */
 export const openAdapters = async (config: Config): Promise<Adapters> => {
+  // Before anything is opened: a process on shared adapters without SECRETS_KEY refuses to start.
+  assertDeploymentSecrets(config);
   const closers: (() => Promise<void>)[] = [];
   const eventStore = config.eventStoreUrl
     ? eventStoreDbEventStore(config.eventStoreUrl)

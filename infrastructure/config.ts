@@ -45,9 +45,61 @@ export type Config = {
   uploadSyncTimeoutMs: number;
   /** PUBLIC_BASE_URL: the origin image `url`s start with (e.g. https://api.example.com); unset = the request's own origin. */
   publicBaseUrl: string | undefined;
+  /** AUTH_FAILURES_PER_MINUTE: refused keys per client address per minute before 429 (http/auth-failures.ts). */
+  authFailuresPerMinute: number;
+  /**
+   * TRUST_PROXY: whose X-Forwarded-For names the client address (per-address limits, logs):
+   * `true`, a number of proxy hops, or a comma list of addresses/CIDRs. Unset: the socket's peer.
+   */
+  trustProxy: boolean | number | string | undefined;
 };
 
 export class ConfigError extends Error {}
+
+/**
+ * Admin keys that are published somewhere (examples, old compose defaults) or too regular to be
+ * secret: refused even when long enough.
+ */
+const WELL_KNOWN_ADMIN_KEYS = new Set(['change-me-admin-key-please', 'changeme', 'admin', 'adminadminadminadmin', 'password', 'secret']);
+const WELL_KNOWN_FRAGMENTS = ['change-me', 'changeme', 'change_me', 'replace-me', 'replaceme', 'your-admin-key', 'example'];
+
+/** Why an admin key may not be used, or null. */
+export const adminKeyProblem = (key: string): string | null => {
+  if (key.length < 16) return 'ADMIN_API_KEY must be at least 16 characters (e.g. openssl rand -hex 24)';
+  const lower = key.toLowerCase();
+  if (WELL_KNOWN_ADMIN_KEYS.has(lower) || WELL_KNOWN_FRAGMENTS.some((fragment) => lower.includes(fragment))) {
+    return 'ADMIN_API_KEY is a well-known placeholder; set a random one (e.g. openssl rand -hex 24)';
+  }
+  if (new Set(key).size < 6) return 'ADMIN_API_KEY is too regular to be secret (fewer than 6 distinct characters); use openssl rand -hex 24';
+  return null;
+};
+
+/** True if any port runs on a server rather than under DATA_DIR (the separate-process topology). */
+export const usesSharedAdapters = (config: Pick<Config, 'eventStoreUrl' | 'mongoUrl' | 'kafkaBrokers'>): boolean =>
+  Boolean(config.eventStoreUrl || config.mongoUrl || config.kafkaBrokers);
+
+/**
+ * What a process on shared adapters must be given, checked before anything is opened:
+ * - SECRETS_KEY, always: each process would otherwise generate its own key, and secrets one
+ *   replica stored could not be read by another (the dispatcher could sign nothing);
+ * - ADMIN_API_KEY, for a process that serves the admin surface (`serveAdmin`).
+ * The embedded runtime keeps its key in DATA_DIR/secrets.key and may run without an admin key
+ * (`npm run admin` then does the admin work).
+ */
+export const assertDeploymentSecrets = (
+  config: Pick<Config, 'eventStoreUrl' | 'mongoUrl' | 'kafkaBrokers' | 'secretsKey' | 'adminApiKey'>,
+  options: { serveAdmin?: boolean } = {},
+): void => {
+  if (!usesSharedAdapters(config)) return;
+  if (!config.secretsKey) {
+    throw new ConfigError(
+      'SECRETS_KEY is required with EVENTSTORE_URL, MONGO_URL or KAFKA_BROKERS: every process sharing the log must encrypt and decrypt webhook secrets with the same key (openssl rand -base64 32)',
+    );
+  }
+  if (options.serveAdmin && !config.adminApiKey) {
+    throw new ConfigError('ADMIN_API_KEY is required with EVENTSTORE_URL, MONGO_URL or KAFKA_BROKERS (e.g. openssl rand -hex 24)');
+  }
+};
 
 const integer = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number => {
   const raw = env[name];
@@ -93,11 +145,19 @@ const publicBaseUrl = (env: NodeJS.ProcessEnv): string | undefined => {
   return raw.replace(/\/+$/, '');
 };
 
+const trustProxy = (env: NodeJS.ProcessEnv): boolean | number | string | undefined => {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw === 'false') return undefined;
+  if (raw === 'true') return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  if (!/^[0-9A-Fa-f:.\/, ]+$/.test(raw)) throw new ConfigError(`TRUST_PROXY must be true, a hop count or a comma list of addresses/CIDRs, got '${raw}'`);
+  return raw;
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const adminApiKey = env.ADMIN_API_KEY?.trim() || undefined;
-  if (adminApiKey !== undefined && adminApiKey.length < 16) {
-    throw new ConfigError('ADMIN_API_KEY must be at least 16 characters');
-  }
+  const adminProblem = adminApiKey === undefined ? null : adminKeyProblem(adminApiKey);
+  if (adminProblem) throw new ConfigError(adminProblem);
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST?.trim() || '127.0.0.1',
@@ -123,5 +183,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     imageUploadQuota: integer(env, 'IMAGE_UPLOAD_QUOTA', 1000, 0, 10_000_000),
     uploadSyncTimeoutMs: integer(env, 'UPLOAD_SYNC_TIMEOUT_MS', 30_000, 100, 300_000),
     publicBaseUrl: publicBaseUrl(env),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000_000),
+    trustProxy: trustProxy(env),
   };
 };

@@ -1,4 +1,4 @@
-import { loadConfig } from '../infrastructure/config.ts';
+import { assertDeploymentSecrets, loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
 import { createHttpApp } from '../http/app.ts';
 import { authDependenciesOf } from '../http/auth.ts';
@@ -12,6 +12,7 @@ import { startProcessOps } from '../infrastructure/ops.ts';
 
 /** The query API on its own: the read half of /v1, served from the read models. */
 const config = loadConfig();
+assertDeploymentSecrets(config, { serveAdmin: true });
 const adapters = await openAdapters(config);
 const opsConfig = loadOpsConfig();
 const ops = await startProcessOps({ name: 'query-api', ops: opsConfig, adapters, readyCheckpoints: READ_MODEL_PROJECTIONS });

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
-import { changeAccount, openAccount } from '../command-api/handlers/accounts.ts';
+import { changeAccount, issueApiKey, openAccount, revokeApiKey } from '../command-api/handlers/accounts.ts';
 import { isDomainError } from '../domain/errors.ts';
 
 /**
@@ -10,12 +10,16 @@ import { isDomainError } from '../domain/errors.ts';
  *   npm run admin -- accounts deactivate <account id>
  *   npm run admin -- accounts features <account id> <feature,feature,...>
  *   npm run admin -- accounts plan <account id> <plan>   (RATE_LIMIT_PLANS names the limits)
+ *   npm run admin -- accounts issue-key <account id> [--json]
+ *   npm run admin -- accounts revoke-key <account id> <key id>
  */
 const usage = `usage:
   npm run admin -- accounts create --name X [--email a@b.c] [--features f1,f2] [--json]
   npm run admin -- accounts deactivate <account id>
   npm run admin -- accounts features <account id> <f1,f2,...>
-  npm run admin -- accounts plan <account id> <plan>`;
+  npm run admin -- accounts plan <account id> <plan>
+  npm run admin -- accounts issue-key <account id> [--json]
+  npm run admin -- accounts revoke-key <account id> <key id>`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -25,7 +29,7 @@ const [group, action, ...rest] = positionals;
 const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean));
 const context = { accountId: null, requestId: null, actor: 'admin:cli' };
 
-if (group !== 'accounts' || !['create', 'deactivate', 'features', 'plan'].includes(action ?? '')) {
+if (group !== 'accounts' || !['create', 'deactivate', 'features', 'plan', 'issue-key', 'revoke-key'].includes(action ?? '')) {
   console.error(usage);
   process.exit(2);
 }
@@ -35,6 +39,7 @@ if (action === 'create' && !values.name) {
 }
 if (
   (action === 'deactivate' && rest.length !== 1) || (action === 'features' && rest.length !== 2) ||
+  (action === 'issue-key' && rest.length !== 1) || (action === 'revoke-key' && rest.length !== 2) ||
   (action === 'plan' && (rest.length !== 2 || !/^[a-z0-9_-]{1,40}$/.test(rest[1] ?? '')))
 ) {
   console.error(usage);
@@ -52,8 +57,17 @@ let exitCode = 0;
 try {
   if (action === 'create') {
     const created = await openAccount(adapters.eventStore, { name: values.name as string, email: values.email ?? null, features: list(values.features) }, context);
-    const output = { account_id: created.account_id, api_key: created.api_key };
-    console.log(values.json ? JSON.stringify(output) : `account ${output.account_id} created; API key (shown once): ${output.api_key}`);
+    const output = { account_id: created.account_id, api_key: created.api_key, key_id: created.key_id };
+    console.log(values.json ? JSON.stringify(output) : `account ${output.account_id} created; API key ${output.key_id} (shown once): ${output.api_key}`);
+  } else if (action === 'issue-key') {
+    const issued = await issueApiKey(adapters.eventStore, rest[0], context);
+    if (issued.position !== null) await adapters.writePositions.recordAccountChange(rest[0], issued.position);
+    const output = { account_id: rest[0], api_key: issued.api_key, key_id: issued.key_id };
+    console.log(values.json ? JSON.stringify(output) : `account ${rest[0]}: new API key ${issued.key_id} (shown once): ${issued.api_key}`);
+  } else if (action === 'revoke-key') {
+    const result = await revokeApiKey(adapters.eventStore, rest[0], rest[1], context);
+    if (result.position !== null) await adapters.writePositions.recordAccountChange(rest[0], result.position);
+    console.log(result.events.length > 0 ? `key ${rest[1]} of account ${rest[0]} revoked` : `key ${rest[1]} of account ${rest[0]} was already revoked`);
   } else if (action === 'deactivate') {
     const result = await changeAndRecord(rest[0], { type: 'DeactivateAccount', now: new Date().toISOString() });
     console.log(result.events.length > 0 ? `account ${rest[0]} deactivated` : `account ${rest[0]} was already inactive`);

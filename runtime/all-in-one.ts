@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { openAdapters, type Adapters } from '../infrastructure/adapters.ts';
-import type { Config } from '../infrastructure/config.ts';
+import { assertDeploymentSecrets, type Config } from '../infrastructure/config.ts';
 import { createLogger } from '../infrastructure/logger.ts';
 import { createHttpApp, type HttpApp } from '../http/app.ts';
 import { authDependenciesOf } from '../http/auth.ts';
@@ -61,6 +61,7 @@ const ensureDemoAccount = async (adapters: Adapters, logger: Logger): Promise<vo
 export type AllInOneOptions = { logger?: boolean; ops?: Partial<OpsConfig>; vision?: VisionModels };
 
 export const startAllInOne = async (config: Config, options: AllInOneOptions = {}): Promise<RunningService> => {
+  assertDeploymentSecrets(config, { serveAdmin: true });
   const logger = createLogger('all-in-one', options.logger === false ? 'silent' : config.logLevel);
   const adapters = await openAdapters(config);
   const opsConfig = { ...loadOpsConfig(), ...options.ops };
@@ -107,6 +108,7 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
       images: imageSettingsOf(config, adapters.blobs),
       blobs: adapters.blobs,
       uploadTempDir: join(config.dataDir, 'uploads-tmp'),
+      readStore: adapters.readStore,
     }),
     { prefix: '/v1' },
   );

@@ -1,5 +1,6 @@
 import { createGateway } from './gateway.ts';
 import { onShutdown } from '../infrastructure/shutdown.ts';
+import { loadConfig } from '../infrastructure/config.ts';
 
 /**
  * The gateway on its own: GATEWAY_COMMAND_API and GATEWAY_QUERY_API are comma-separated base URLs
@@ -13,6 +14,7 @@ const list = (name: string): string[] => {
   }
   return value;
 };
-const app = await createGateway({ commandApi: list('GATEWAY_COMMAND_API'), queryApi: list('GATEWAY_QUERY_API'), logLevel: process.env.LOG_LEVEL });
+const { trustProxy } = loadConfig();
+const app = await createGateway({ commandApi: list('GATEWAY_COMMAND_API'), queryApi: list('GATEWAY_QUERY_API'), logLevel: process.env.LOG_LEVEL, trustProxy });
 await app.listen({ port: Number(process.env.PORT ?? 8080), host: process.env.HOST ?? '127.0.0.1' });
 onShutdown(() => app.close());

@@ -29,6 +29,25 @@ describe('authentication and authorization', () => {
     expectEnvelope(await service.request('POST', '/v1/votes', { key: api_key, body: { image_id: 'x', value: 1 } }), 401, 'account_inactive');
   });
 
+  it('issues a second key and revokes a leaked one without deactivating the account', async () => {
+    const { account_id, api_key: leaked, key_id: leakedId } = await service.createAccount();
+    expect(leakedId).toMatch(/^[0-9a-f]{16}$/);
+    const issued = await service.request('POST', `/v1/admin/accounts/${account_id}/keys`, { key: ADMIN_KEY });
+    expect(issued.status).toBe(201);
+    expect(issued.body.api_key).toMatch(/^live_/);
+    // The new key works on the very next request, next to the old one.
+    expect((await service.request('GET', '/v1/votes', { key: issued.body.api_key })).status).toBe(200);
+    expect((await service.request('GET', '/v1/votes', { key: leaked })).status).toBe(200);
+    expect((await service.request('DELETE', `/v1/admin/accounts/${account_id}/keys/${leakedId}`, { key: ADMIN_KEY })).body).toEqual({ message: 'SUCCESS' });
+    expectEnvelope(await service.request('GET', '/v1/votes', { key: leaked }), 403, 'invalid_api_key');
+    expect((await service.request('GET', '/v1/votes', { key: issued.body.api_key })).status).toBe(200);
+    // Revoking again changes nothing; unknown keys and accounts are 404; account keys may not revoke.
+    expect((await service.request('DELETE', `/v1/admin/accounts/${account_id}/keys/${leakedId}`, { key: ADMIN_KEY })).status).toBe(200);
+    expectEnvelope(await service.request('DELETE', `/v1/admin/accounts/${account_id}/keys/nope`, { key: ADMIN_KEY }), 404, 'not_found');
+    expectEnvelope(await service.request('POST', '/v1/admin/accounts/nope/keys', { key: ADMIN_KEY }), 404, 'not_found');
+    expectEnvelope(await service.request('DELETE', `/v1/admin/accounts/${account_id}/keys/${issued.body.key_id}`, { key: issued.body.api_key }), 403, 'admin_only');
+  });
+
   it('keeps the admin surface for the admin key only', async () => {
     const { api_key } = await service.createAccount();
     expectEnvelope(await service.request('POST', '/v1/admin/accounts', { key: api_key, body: { name: 'x' } }), 403, 'admin_only');

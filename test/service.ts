@@ -5,6 +5,8 @@ import { loadConfig, type Config } from '../infrastructure/config.ts';
 import { startAllInOne, type AllInOneOptions, type RunningService } from '../runtime/all-in-one.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
+/** The SECRETS_KEY of test deployments on shared adapters (required there: config.ts assertDeploymentSecrets). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export type TestService = RunningService & {
   dataDir: string;
@@ -15,7 +17,7 @@ export type TestService = RunningService & {
     headers: Headers;
     body: any;
   }>;
-  createAccount: (body?: Record<string, unknown>) => Promise<{ account_id: string; api_key: string }>;
+  createAccount: (body?: Record<string, unknown>) => Promise<{ account_id: string; api_key: string; key_id: string }>;
   restart: () => Promise<TestService>;
   dispose: () => Promise<void>;
 };
@@ -36,6 +38,7 @@ const productionAdapterEnv = (dataDir: string): NodeJS.ProcessEnv => {
     KAFKA_NAMESPACE: process.env.KAFKA_BROKERS ? `e2e_${isolation}` : undefined,
     EVENTSTORE_URL: process.env.EVENTSTORE_URL,
     REFERENCE_DATA_IMPORT: process.env.REFERENCE_DATA_IMPORT,
+    SECRETS_KEY: process.env.SECRETS_KEY || TEST_SECRETS_KEY,
   };
 };
 
@@ -56,6 +59,8 @@ export const startTestService = async (
     adminApiKey: ADMIN_KEY,
     logLevel: 'silent',
     demoAccount: false,
+    // The suites send refused keys by the hundred from one address; test/auth.e2e.spec.ts tests the budget.
+    authFailuresPerMinute: 1_000_000,
     ...overrides,
   };
   const running = await startAllInOne(config, { logger: false, ...options });

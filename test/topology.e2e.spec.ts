@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, waitForHttp, type ServiceProcess } from './processes.ts';
-import { ADMIN_KEY } from './service.ts';
+import { ADMIN_KEY, TEST_SECRETS_KEY } from './service.ts';
 import { startReceiver } from './webhook-receiver.ts';
 import { sqliteEventStore } from '../infrastructure/event-store/sqlite.ts';
 import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
@@ -31,6 +31,7 @@ describe.skipIf(!mongoUrl || !brokers)('separate processes behind the gateway (M
     KAFKA_BROKERS: brokers,
     KAFKA_NAMESPACE: `topology_${isolation}`,
     ADMIN_API_KEY: ADMIN_KEY,
+    SECRETS_KEY: TEST_SECRETS_KEY,
     DEMO_ACCOUNT: 'false',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   };

@@ -24,6 +24,21 @@ const TOPICS = [
 ];
 
 describe('webhook endpoints', () => {
+  it('answers 200 or 409 conflict (with Retry-After), never 500, to 20 concurrent secret rotations of one endpoint', async () => {
+    const { api_key } = await open.createAccount();
+    const created = await open.request('POST', '/v1/webhooks', { key: api_key, body: { url: 'http://127.0.0.1:9/hook', enabled_events: ['vote.created'] } });
+    expect(created.status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => open.request('POST', `/v1/webhooks/${created.body.id}/rotate-secret`, { key: api_key })),
+    );
+    for (const answer of answers) {
+      if (answer.status === 200) continue;
+      expectEnvelope(answer, 409, 'conflict');
+      expect(answer.headers.get('retry-after')).toBe('1');
+    }
+    expect(answers.some((answer) => answer.status === 200)).toBe(true);
+  });
+
   it('lists the subscribable topics', async () => {
     const { api_key } = await open.createAccount();
     const response = await open.request('GET', '/v1/webhooks/topics', { key: api_key });

@@ -13,7 +13,7 @@ import type { WebhookRedeliveryRequested } from '../domain/webhooks/delivery.ts'
 import { createHttpDelivery } from './http-delivery.ts';
 import { createScheduler } from './scheduler.ts';
 import { runAttempt } from './attempt.ts';
-import { scheduleDeliveries } from './schedule-deliveries.ts';
+import { EndpointsBehindError, scheduleDeliveries } from './schedule-deliveries.ts';
 import { sendDisabledNotice } from './disabled-notice.ts';
 import { mappedTopics } from './event-mapping.ts';
 import { cachedDecryption } from './secret-cache.ts';
@@ -102,7 +102,10 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
         const ids = await scheduleDeliveries(messages.map(fromBusMessage), deps);
         for (const id of ids) scheduler.enqueue(id);
       },
-      onError: (error, message) => logger.error({ err: error, offset: message.offset }, 'could not schedule webhook deliveries; will retry'),
+      onError: (error, message) =>
+        error instanceof EndpointsBehindError
+          ? logger.warn({ offset: message.offset, position: error.position.toString() }, 'webhook endpoints not projected up to this batch yet; will retry')
+          : logger.error({ err: error, offset: message.offset }, 'could not schedule webhook deliveries; will retry'),
     }),
   );
   consumers.push(

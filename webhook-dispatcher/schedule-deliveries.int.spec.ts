@@ -3,7 +3,7 @@ import { sqliteEventStore } from '../infrastructure/event-store/sqlite.ts';
 import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
 import { Collections, type WebhookDoc } from '../contracts/read-models.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
-import { scheduleDeliveries } from './schedule-deliveries.ts';
+import { EndpointsBehindError, scheduleDeliveries } from './schedule-deliveries.ts';
 import { deliveryIdFor } from './event-mapping.ts';
 
 const endpoint = (id: string, events: string[], status: 'enabled' | 'disabled' = 'enabled'): WebhookDoc => ({
@@ -92,6 +92,22 @@ describe('scheduling deliveries from domain events', () => {
       expect((await eventStore.readStream(`webhookdelivery-${id}`)).map((recorded) => recorded.type)).toEqual(['WebhookDeliveryScheduled']);
     }
     expect((await eventStore.readStream(`webhookdelivery-${deliveryIdFor('e2', 'b1')}`))[0].data.account_id).toBe('other');
+    await eventStore.close();
+    await readStore.close();
+  });
+
+  it('fails the batch, scheduling nothing, while the endpoints read model is behind the events (redelivered later)', async () => {
+    const eventStore = sqliteEventStore(':memory:');
+    const readStore = embeddedReadStore();
+    // The endpoint was registered before the vote, but its projection is held back at position 0.
+    const event = { ...voteCast('late-1'), position: 5n };
+    const attempt = scheduleDeliveries([event], { eventStore, readStore }, { catchUpMs: 50 });
+    await expect(attempt).rejects.toBeInstanceOf(EndpointsBehindError);
+    expect(await eventStore.readStream(`webhookdelivery-${deliveryIdFor('late-1', 'w1')}`)).toEqual([]);
+    // The projection catches up; the batch handed over again schedules against the current list.
+    await readStore.collection<WebhookDoc>(Collections.webhooks).upsert(endpoint('w1', ['vote.created']), 4n);
+    await readStore.setCheckpoint('webhooks', 5n);
+    expect(await scheduleDeliveries([event], { eventStore, readStore }, { catchUpMs: 50 })).toEqual([deliveryIdFor('late-1', 'w1')]);
     await eventStore.close();
     await readStore.close();
   });

@@ -10,6 +10,14 @@ import { deliveryIdFor, mappingFor, webhookPayload, type WebhookEventMapping } f
 /** How long domain events wait for the endpoints read model to have seen everything before them. */
 const ENDPOINTS_CATCH_UP_MS = 5_000;
 
+/** The endpoints read model has not reached a batch's events: the batch fails and the bus hands it over again. */
+export class EndpointsBehindError extends Error {
+  constructor(readonly position: bigint) {
+    super(`the webhooks read model has not reached position ${position} yet; the batch is retried`);
+    this.name = 'EndpointsBehindError';
+  }
+}
+
 type Mapped = { event: RecordedEvent; mapping: WebhookEventMapping; accountId: string };
 
 /**
@@ -23,8 +31,16 @@ type Mapped = { event: RecordedEvent; mapping: WebhookEventMapping; accountId: s
  * and every append at once (the event store commits them together). A delivery stream is new by
  * construction; when the bus hands an event over again the append finds it exists and nothing
  * new is scheduled — its id is still returned, the attempt re-reads the stream anyway.
+ *
+ * If the endpoints read model does not reach the batch within the wait, nothing is scheduled and
+ * the batch fails (EndpointsBehindError), so the bus offset stays and the batch comes again:
+ * events are never matched against an endpoint list older than they are.
  */
-export const scheduleDeliveries = async (events: readonly RecordedEvent[], deps: { eventStore: EventStore; readStore: ReadStore }): Promise<string[]> => {
+export const scheduleDeliveries = async (
+  events: readonly RecordedEvent[],
+  deps: { eventStore: EventStore; readStore: ReadStore },
+  options: { catchUpMs?: number } = {},
+): Promise<string[]> => {
   const mapped: Mapped[] = [];
   for (const event of events) {
     const mapping = mappingFor(event.type);
@@ -33,7 +49,7 @@ export const scheduleDeliveries = async (events: readonly RecordedEvent[], deps:
   }
   if (mapped.length === 0) return [];
   const last = mapped.reduce((highest, { event }) => (event.position > highest ? event.position : highest), 0n);
-  await deps.readStore.waitForCheckpoints(['webhooks'], last, ENDPOINTS_CATCH_UP_MS);
+  if (!(await deps.readStore.waitForCheckpoints(['webhooks'], last, options.catchUpMs ?? ENDPOINTS_CATCH_UP_MS))) throw new EndpointsBehindError(last);
 
   const endpointsOf = new Map<string, Promise<WebhookDoc[]>>();
   const lookUp = (accountId: string) => {

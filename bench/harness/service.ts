@@ -78,6 +78,8 @@ export const startService = async (mode: AdapterMode, runId: string, options: Se
       PORT: String(port),
       HOST: '127.0.0.1',
       ADMIN_API_KEY: adminKey,
+      // Required on shared adapters (one key for every process of a deployment); harmless on the embedded ones.
+      SECRETS_KEY: process.env.SECRETS_KEY || randomBytes(32).toString('base64'),
       LOG_LEVEL: 'warn',
       DEMO_ACCOUNT: 'false',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',

@@ -1,7 +1,7 @@
 import { favouriteClaimDecider, favouriteDecider } from '../../domain/favourites/decide.ts';
 import { favouriteClaimStream } from '../../domain/favourites/claim.ts';
 import { favouriteStream, type FavouriteAdded, type FavouriteState } from '../../domain/favourites/favourite.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError, isDomainError } from '../../domain/errors.ts';
 import { handleCommand, stateOf, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/port.ts';
 import { sha256 } from '../../infrastructure/ids.ts';
@@ -18,31 +18,44 @@ export type AddFavouriteInput = {
   client_ip_address: string | null;
 };
 
+/** How often a claim is decided again when another request changed the claim stream meanwhile. */
+const CLAIM_ATTEMPTS = 5;
+
 /**
  * One favourite per account + sub_id + image, across replicas: first win the claim stream for that
  * triple (expected revision), then write the favourite's own stream. If the process dies between
  * the two, the claim points at a favourite that never appeared and is taken over once stale; a
  * deleted favourite releases its claim (and a claim on a deleted favourite is taken over too).
+ *
+ * Each attempt reads the claim, then the state of the favourite it points at, and appends at the
+ * claim revision it read: the holder's state is always that of the claim being replaced. Another
+ * request that claimed in between makes the append fail, and the next attempt reads both again
+ * (and then finds that request's favourite active: 409 duplicate_favourite).
  */
 export const addFavourite = async (store: EventStore, input: AddFavouriteInput, context: CommandContext) => {
   const claimStream = favouriteClaimStream(claimKey(input.account_id, input.sub_id, input.image_id));
   return withFreshNumericId(async (favouriteId) => {
     const now = new Date().toISOString();
-    const { state: claim } = await stateOf(store, claimStream, favouriteClaimDecider);
-    const holder: FavouriteState =
-      claim.holder === null ? { status: 'none' } : (await stateOf(store, favouriteStream(claim.holder), favouriteDecider)).state;
-    await handleCommand(
-      store,
-      claimStream,
-      favouriteClaimDecider,
-      { type: 'ClaimFavourite', favourite_id: favouriteId, account_id: input.account_id, sub_id: input.sub_id, image_id: input.image_id, holder, now },
-      context,
-      { retries: 0 },
-    ).catch((error) => {
-      // Someone else claimed between our read and our append: re-decide with their claim.
-      if (error instanceof DomainError) throw error;
-      throw new DomainError('duplicate_favourite', 'this image is already a favourite for this account and sub_id');
-    });
+    for (let attempt = 1; ; attempt++) {
+      const claim = await stateOf(store, claimStream, favouriteClaimDecider);
+      const holder: FavouriteState =
+        claim.state.holder === null ? { status: 'none' } : (await stateOf(store, favouriteStream(claim.state.holder), favouriteDecider)).state;
+      try {
+        await handleCommand(
+          store,
+          claimStream,
+          favouriteClaimDecider,
+          { type: 'ClaimFavourite', favourite_id: favouriteId, account_id: input.account_id, sub_id: input.sub_id, image_id: input.image_id, holder, now },
+          context,
+          { retries: 0, known: { state: claim.state, revision: claim.revision } },
+        );
+        break;
+      } catch (error) {
+        if (!isDomainError(error) || error.code !== 'conflict') throw error;
+        // Someone else changed the claim between our reads and our append: decide again on theirs.
+        if (attempt >= CLAIM_ATTEMPTS) throw new DomainError('duplicate_favourite', 'this image is already a favourite for this account and sub_id');
+      }
+    }
     const result = await handleCommand(
       store,
       favouriteStream(favouriteId),

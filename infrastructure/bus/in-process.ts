@@ -33,6 +33,8 @@ export type InProcessBusOptions = {
   /** Messages every known group has consumed are pruned once older than this. */
   retentionMs?: number;
   pollIntervalMs?: number;
+  /** How often (at most) consumed messages are pruned. */
+  pruneIntervalMs?: number;
 };
 
 /**
@@ -60,10 +62,12 @@ export const inProcessBus = (file: string | undefined, options: InProcessBusOpti
   const groupOffset = db.prepare<[string], { seq: number }>('SELECT seq FROM group_offsets WHERE grp = ?');
   const commit = db.prepare('INSERT INTO group_offsets (grp, seq) VALUES (?, ?) ON CONFLICT (grp) DO UPDATE SET seq = excluded.seq');
   const prune = db.prepare('DELETE FROM messages WHERE seq <= (SELECT coalesce(min(seq), 0) FROM group_offsets) AND created_at < ?');
+  const lastSeq = db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM messages');
+  const pruneIntervalMs = options.pruneIntervalMs ?? 60_000;
 
   let lastPrune = Date.now();
   const maybePrune = () => {
-    if (Date.now() - lastPrune < 60_000) return;
+    if (Date.now() - lastPrune < pruneIntervalMs) return;
     lastPrune = Date.now();
     prune.run(Date.now() - retentionMs);
   };
@@ -79,9 +83,19 @@ export const inProcessBus = (file: string | undefined, options: InProcessBusOpti
     const onPublished = () => wake?.();
     published.on('published', onPublished);
     const placeholders = options.topics.map(() => '?').join(', ');
-    const fetch = db.prepare<unknown[], Row>(
+    const fetchRows = db.prepare<unknown[], Row>(
       `SELECT seq, topic, key, value FROM messages WHERE seq > ? AND topic IN (${placeholders}) ORDER BY seq LIMIT ${FETCH_LIMIT[handler.kind]}`,
     );
+    /**
+     * The group's next rows; when there are none, also the last seq of the whole log, read in the
+     * same read transaction: nothing of the group's topics lies up to it, so the group's offset can
+     * move there. An idle group (no message on its topics for a long time) therefore never pins
+     * retention. A message committed after the snapshot has a higher seq, so it is never skipped.
+     */
+    const fetch = db.transaction((offset: number): { rows: Row[]; idleUpTo: number | null } => {
+      const rows = fetchRows.all(offset, ...options.topics);
+      return { rows, idleUpTo: rows.length === 0 ? (lastSeq.get()?.seq ?? null) : null };
+    });
     const sleep = (ms: number) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -148,8 +162,9 @@ export const inProcessBus = (file: string | undefined, options: InProcessBusOpti
         let failures = 0;
         while (!stopped) {
           const offset = groupOffset.get(options.group)?.seq ?? 0;
-          const rows = fetch.all(offset, ...options.topics);
+          const { rows, idleUpTo } = fetch(offset);
           if (rows.length === 0) {
+            if (idleUpTo !== null && idleUpTo > offset) commit.run(options.group, idleUpTo);
             maybePrune();
             await sleep(pollIntervalMs);
             continue;

@@ -1,4 +1,5 @@
 import { newEventId } from '../ids.ts';
+import { DomainError } from '../../domain/errors.ts';
 import { foldEvents, type Decider, type Event } from '../../domain/decider.ts';
 import { isWrongExpectedRevision, type EventMetadata, type EventStore, type ExpectedRevision, type RecordedEvent } from './port.ts';
 
@@ -48,10 +49,18 @@ export type HandleOptions = {
 /** A stream's state and the revision it was folded up to (null: no stream). */
 export type Folded<State> = { state: State; revision: bigint | null };
 
+/** The answer when concurrent writers kept winning a stream: 409, ask again (never a 500). */
+export const contentionError = (streamName: string, attempts: number): DomainError =>
+  new DomainError('conflict', `${streamName.split('-')[0]} was changed concurrently ${attempts} times while this request was applied; try again`, {
+    retryAfterSeconds: 1,
+  });
+
 /**
  * Load the stream, fold it, decide, append with the revision that was read. A concurrent writer
  * makes the append fail with a wrong-revision error; the whole cycle is then retried on the new
- * state, so business rules are always checked against what is really in the stream.
+ * state, so business rules are always checked against what is really in the stream. When the
+ * retries run out (a stream many requests change at once), the answer is 409 `conflict`; on a new
+ * stream (`newStream`) the wrong-revision error itself reaches the caller, who draws a new id.
  */
 export const handleCommand = async <State, Command, E extends Event>(
   store: EventStore,
@@ -83,7 +92,9 @@ export const handleCommand = async <State, Command, E extends Event>(
       );
       return { events, state: events.reduce(decider.evolve, state), position: result.position };
     } catch (error) {
-      if (!isWrongExpectedRevision(error) || attempt >= retries) throw error;
+      if (!isWrongExpectedRevision(error)) throw error;
+      if (options.newStream) throw error;
+      if (attempt >= retries) throw contentionError(streamName, attempt + 1);
     }
   }
 };

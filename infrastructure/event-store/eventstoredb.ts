@@ -9,6 +9,8 @@ import {
   WrongExpectedVersionError,
   excludeSystemEvents,
   jsonEvent,
+  type AllStreamResolvedEvent,
+  type AllStreamSubscription,
   type AppendExpectedRevision,
   type Position,
   type ResolvedEvent,
@@ -58,52 +60,130 @@ const collect = async (iterable: AsyncIterable<ResolvedEvent>): Promise<Recorded
   return events;
 };
 
+/** What the adapter uses of the client (the unit suite gives a fake of exactly this). */
+export type EsdbClient = Pick<EventStoreDBClient, 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'dispose'>;
+
+/** The position of a resolved event as the store gave it (never computed). */
+const positionOf = (resolved: AllStreamResolvedEvent | ResolvedEvent): bigint | null =>
+  resolved.event?.position?.commit ?? resolved.commitPosition ?? null;
+
+/**
+ * The next events the subscription has buffered, up to `max`, waiting only while it has none:
+ * a batch is whatever arrived while the previous one was being handled (backpressure: nothing is
+ * read while a handler runs). Null once the subscription ended or was closed.
+ */
+export const nextBatch = async (source: AllStreamSubscription, max: number): Promise<AllStreamResolvedEvent[] | null> => {
+  for (;;) {
+    const batch: AllStreamResolvedEvent[] = [];
+    while (batch.length < max) {
+      const item = source.read() as AllStreamResolvedEvent | null;
+      if (item === null) break;
+      batch.push(item);
+    }
+    if (batch.length > 0) return batch;
+    if (source.errored) throw source.errored;
+    if (source.readableEnded || source.destroyed) return null;
+    await new Promise<void>((resolve, reject) => {
+      const done = () => {
+        cleanup();
+        resolve();
+      };
+      const fail = (error: Error) => {
+        cleanup();
+        reject(error);
+      };
+      const cleanup = () => {
+        source.off('readable', done);
+        source.off('end', done);
+        source.off('close', done);
+        source.off('error', fail);
+      };
+      source.on('readable', done);
+      source.on('end', done);
+      source.on('close', done);
+      source.on('error', fail);
+    });
+  }
+};
+
+export type EventStoreDbOptions = {
+  /** A client to use instead of one made from the connection string (the unit suite's fake). */
+  client?: EsdbClient;
+  /** Pause before a failed batch is handed to its handler again. */
+  retryDelayMs?: number;
+};
+
 /**
  * The event store on EventStoreDB via @eventstore/db-client. Catch-up subscriptions run on `$all`
- * with system events excluded; the client does not resume a dropped subscription, so this
- * adapter resubscribes from the last position it handed over, with back-off.
+ * with system events excluded, and hand their handler batches (up to `batchSize`, 500 by default:
+ * whatever the server delivered while the previous batch was handled), as the SQLite adapter does.
+ * Every position handed out is one the server returned: an event's commit position; a batch's
+ * `lastPosition` is that of its last event read. A failing batch is retried until it succeeds or
+ * the subscription stops, and the position never moves past an event that was not handled. The
+ * client does not resume a dropped subscription, so this adapter resubscribes from the last
+ * position handled, with back-off.
  * Connection string example: esdb://127.0.0.1:2113?tls=false&keepAliveInterval=10000&keepAliveTimeout=10000
  */
-export const eventStoreDbEventStore = (connectionString: string): EventStore => {
-  const client = EventStoreDBClient.connectionString(connectionString);
+export const eventStoreDbEventStore = (connectionString: string, adapterOptions: EventStoreDbOptions = {}): EventStore => {
+  const client: EsdbClient = adapterOptions.client ?? EventStoreDBClient.connectionString(connectionString);
+  const retryDelayMs = adapterOptions.retryDelayMs ?? 500;
   const subscriptions = new Set<Subscription>();
 
   const subscribe = (options: SubscribeOptions): Subscription => {
     let position = options.after ?? 0n;
+    const batchSize = Math.max(1, options.batchSize ?? 500);
     let stopped = false;
-    let current: { unsubscribe: () => Promise<void> } | null = null;
+    let current: AllStreamSubscription | null = null;
+
+    /** Hands one batch over until it is handled; false if the subscription stopped first (position unchanged). */
+    const deliver = async (events: RecordedEvent[], last: bigint): Promise<boolean> => {
+      for (;;) {
+        if (stopped) return false;
+        try {
+          await options.onEvents(events, last);
+          position = last;
+          return true;
+        } catch (error) {
+          options.onError?.(error);
+          if (stopped) return false;
+          await delay(retryDelayMs);
+        }
+      }
+    };
 
     const loop = (async () => {
       let failures = 0;
       while (!stopped) {
-        const subscription = client.subscribeToAll({
-          fromPosition: position === 0n ? START : toEsdbPosition(position),
-          filter: excludeSystemEvents(),
-        });
+        const subscription = client.subscribeToAll(
+          { fromPosition: position === 0n ? START : toEsdbPosition(position), filter: excludeSystemEvents() },
+          { highWaterMark: batchSize },
+        );
         current = subscription;
         try {
-          for await (const resolved of subscription) {
-            if (stopped) break;
-            const recorded = toRecorded(resolved);
-            if (!recorded || recorded.position <= position) continue;
-            for (;;) {
-              try {
-                await options.onEvents(matchesFilter(recorded, options.filter) ? [recorded] : [], recorded.position);
-                break;
-              } catch (error) {
-                options.onError?.(error);
-                if (stopped) break;
-                await delay(500);
-              }
+          for (;;) {
+            const resolved = await nextBatch(subscription, batchSize);
+            if (resolved === null || stopped) break;
+            let last: bigint | null = null;
+            const events: RecordedEvent[] = [];
+            for (const item of resolved) {
+              const at = positionOf(item);
+              if (at === null || at <= position) continue;
+              if (last === null || at > last) last = at;
+              const recorded = toRecorded(item);
+              if (recorded && matchesFilter(recorded, options.filter)) events.push(recorded);
             }
-            position = recorded.position;
+            if (last === null) continue;
+            if (!(await deliver(events, last))) break;
             failures = 0;
           }
+          if (!stopped) throw new Error('the $all subscription ended');
         } catch (error) {
           if (stopped) break;
           options.onError?.(error);
           failures += 1;
           await delay(Math.min(10_000, 100 * 2 ** Math.min(failures, 7)));
+        } finally {
+          await subscription.unsubscribe().catch(() => undefined);
         }
       }
     })();
@@ -121,6 +201,28 @@ export const eventStoreDbEventStore = (connectionString: string): EventStore => 
     };
     subscriptions.add(handle);
     return handle;
+  };
+
+  /**
+   * The position of the last user event: one event read backwards from the end (system events
+   * such as $statsCollected can end the log; then the next pages back are read until a user event
+   * shows up, 32 then 500 at a time).
+   */
+  const headPosition = async (): Promise<bigint> => {
+    let from: Position | typeof END = END;
+    for (const pageSize of [1, 32, 500, 500, 500]) {
+      let read = 0;
+      let lastPosition: Position | undefined;
+      for await (const resolved of client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: pageSize })) {
+        read += 1;
+        if (toRecorded(resolved)) return positionOf(resolved) ?? 0n;
+        lastPosition = resolved.event?.position ?? lastPosition;
+      }
+      // A short page is the start of the log (a re-read boundary event is harmless: it is a system one).
+      if (read < pageSize || !lastPosition) return 0n;
+      from = lastPosition;
+    }
+    return 0n;
   };
 
   return {
@@ -179,10 +281,7 @@ export const eventStoreDbEventStore = (connectionString: string): EventStore => 
       }
     },
     subscribe,
-    async headPosition() {
-      const [last] = await this.readAll({ direction: 'backwards', maxCount: 1 });
-      return last?.position ?? 0n;
-    },
+    headPosition,
     async close() {
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
       await client.dispose();

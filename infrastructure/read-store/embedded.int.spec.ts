@@ -30,3 +30,32 @@ describe('embedded read store persistence', () => {
     await second.close();
   });
 });
+
+describe('embedded read store read by a second process', () => {
+  it('follows the writer: new documents, changes, deletes and checkpoints appear in the reader, and waits end', async () => {
+    const file = join(dir, 'follow.db');
+    const writer = embeddedReadStore(file);
+    const reader = embeddedReadStore(file, { followIntervalMs: 20 });
+    const hooks = writer.collection('webhooks');
+    await hooks.upsert({ _id: 'w1', account_id: 'a', status: 'enabled' }, 1n);
+    await writer.setCheckpoint('webhooks', 1n);
+    // The reader opens its collection now (as the dispatcher does on its first batch).
+    await reader.collection('webhooks').createIndex('account_id');
+    expect(await reader.collection('webhooks').find({ account_id: 'a' })).toHaveLength(1);
+
+    // Written after the reader has loaded everything: a new endpoint, a change, a delete.
+    const waiting = reader.waitForCheckpoints(['webhooks'], 4n, 5_000);
+    await hooks.upsert({ _id: 'w2', account_id: 'a', status: 'enabled' }, 2n);
+    await hooks.upsert({ _id: 'w1', account_id: 'a', status: 'disabled' }, 3n);
+    await writer.setCheckpoint('webhooks', 3n);
+    await hooks.upsert({ _id: 'w3', account_id: 'b', status: 'enabled' }, 4n);
+    await hooks.delete('w2', 4n);
+    await writer.setCheckpoint('webhooks', 4n);
+    expect(await waiting).toBe(true);
+    expect(await reader.getCheckpoint('webhooks')).toBe(4n);
+    expect(await reader.collection('webhooks').find({ account_id: 'a' })).toEqual([{ _id: 'w1', account_id: 'a', status: 'disabled' }]);
+    expect(await reader.collection('webhooks').find({ status: 'enabled' })).toEqual([{ _id: 'w3', account_id: 'b', status: 'enabled' }]);
+    await reader.close();
+    await writer.close();
+  });
+});

@@ -42,6 +42,14 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (entry.doc) this.indexAdd(id, entry.doc);
   }
 
+  /** Takes an entry another process wrote to the file, unless this one already has it or a later one. */
+  refresh(id: string, entry: Entry): void {
+    const previous = this.entries.get(id);
+    if (previous && previous.position >= entry.position) return;
+    if (previous?.doc) this.indexRemove(id, previous.doc);
+    this.load(id, entry);
+  }
+
   private candidates(filter: Filter | undefined): Iterable<Doc> {
     for (const [field, index] of this.indexes) {
       const values = pinnedValues(filter, field);
@@ -151,7 +159,11 @@ CREATE TABLE IF NOT EXISTS checkpoints (
   name     TEXT PRIMARY KEY,
   position INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS documents_by_position ON documents (collection, position);
 `;
+
+/** How often the file is checked for checkpoints moved by another process. */
+const FOLLOW_INTERVAL_MS = 100;
 
 /**
  * The embedded read store: collections in memory for fast queries, persisted to a SQLite file
@@ -160,13 +172,23 @@ CREATE TABLE IF NOT EXISTS checkpoints (
  * at or ahead of its checkpoints (replays from there are harmless: writes are position-guarded).
  * Pass no file for a store that lives only in memory (tests, rebuild scratch space).
  *
- * One process owns the file: run the separate-process topology on MongoDB.
+ * One process writes the file (the one running the projectors). Another process on the same file
+ * (a separate webhook dispatcher, the rebuild CLI's comparison) sees its changes: every 100 ms the
+ * checkpoints on disk are compared with those in memory, and when one moved, the documents written
+ * since (by position) are read in the same read transaction, then the checkpoints are raised — so
+ * waitForCheckpoints and every query in this process follow the writer within about 100 ms.
+ * Writing from two processes is not supported: run that topology on MongoDB.
  */
-export const embeddedReadStore = (file?: string): ReadStore => {
+export const embeddedReadStore = (file?: string, options: { followIntervalMs?: number } = {}): ReadStore => {
   const db: Database.Database | null = file ? openSqlite(file) : null;
   db?.exec(SCHEMA);
   db?.defaultSafeIntegers(true);
   const collections = new Map<string, MemoryCollection<Doc>>();
+  /** Per collection, the highest position of a document this process holds (read or written). */
+  const highest = new Map<string, bigint>();
+  const raiseHighest = (name: string, position: bigint) => {
+    if ((highest.get(name) ?? -1n) < position) highest.set(name, position);
+  };
   const checkpoints = new Map<string, bigint>();
   const dirty = new Map<string, Map<string, Entry>>();
   const changes = new EventEmitter();
@@ -218,6 +240,7 @@ export const embeddedReadStore = (file?: string): ReadStore => {
     let existing = collections.get(name);
     if (!existing) {
       const created = new MemoryCollection<Doc>((id, entry) => {
+        raiseHighest(name, entry.position);
         if (!db) return;
         let entries = dirty.get(name);
         if (!entries) dirty.set(name, (entries = new Map()));
@@ -228,7 +251,10 @@ export const embeddedReadStore = (file?: string): ReadStore => {
         position: bigint;
         body: string | null;
       }[];
-      for (const row of rows) created.load(row.id, { doc: row.body ? JSON.parse(row.body) : null, position: BigInt(row.position) });
+      for (const row of rows) {
+        created.load(row.id, { doc: row.body ? JSON.parse(row.body) : null, position: BigInt(row.position) });
+        raiseHighest(name, BigInt(row.position));
+      }
       collections.set(name, created);
       existing = created;
     }
@@ -237,6 +263,39 @@ export const embeddedReadStore = (file?: string): ReadStore => {
 
   const reached = (names: readonly string[], position: bigint) =>
     names.every((name) => (checkpoints.get(name) ?? 0n) >= position);
+
+  // Following another process's writes (see above). Checkpoints and documents come from one read
+  // transaction: the writer commits documents together with the checkpoints that cover them.
+  const diskCheckpoints = db?.prepare('SELECT name, position FROM checkpoints');
+  const writtenSince = db?.prepare('SELECT id, position, body FROM documents WHERE collection = ? AND position > ?');
+  const readChanges = db?.transaction(() => {
+    const moved = (diskCheckpoints?.all() as { name: string; position: bigint }[]).filter(
+      (row) => BigInt(row.position) > (checkpoints.get(row.name) ?? -1n) && !pending?.checkpoints.has(row.name),
+    );
+    if (moved.length === 0) return null;
+    const documents = [...collections.keys()].map((name) => ({
+      name,
+      rows: writtenSince?.all(name, highest.get(name) ?? -1n) as { id: string; position: bigint; body: string | null }[],
+    }));
+    return { moved, documents };
+  });
+  const follow = () => {
+    if (!db?.open) return;
+    const changes_ = readChanges?.();
+    if (!changes_) return;
+    for (const { name, rows } of changes_.documents) {
+      const target = collections.get(name);
+      if (!target) continue;
+      for (const row of rows) {
+        target.refresh(row.id, { doc: row.body ? JSON.parse(row.body) : null, position: BigInt(row.position) });
+        raiseHighest(name, BigInt(row.position));
+      }
+    }
+    for (const row of changes_.moved) checkpoints.set(row.name, BigInt(row.position));
+    changes.emit('checkpoint');
+  };
+  const follower = db ? setInterval(follow, options.followIntervalMs ?? FOLLOW_INTERVAL_MS) : null;
+  follower?.unref();
 
   return {
     collection,
@@ -276,6 +335,7 @@ export const embeddedReadStore = (file?: string): ReadStore => {
     async drop(names, checkpointNames) {
       for (const name of names) {
         collections.delete(name);
+        highest.delete(name);
         dirty.delete(name);
         db?.prepare('DELETE FROM documents WHERE collection = ?').run(name);
       }
@@ -286,6 +346,7 @@ export const embeddedReadStore = (file?: string): ReadStore => {
       }
     },
     async close() {
+      if (follower) clearInterval(follower);
       if (db?.open) {
         if (pending) commitPending();
         else flush();

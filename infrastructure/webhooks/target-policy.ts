@@ -8,7 +8,9 @@ import ipaddr from 'ipaddr.js';
  * WEBHOOK_ALLOW_PRIVATE_TARGETS allows loopback, private (RFC 1918), unique-local (fc00::/7) and
  * CGNAT (100.64/10) ones for development and tests. Cloud metadata addresses, link-local,
  * unspecified, multicast, broadcast and reserved ranges are refused always. IPv4-mapped IPv6
- * addresses are judged as the IPv4 address they carry.
+ * addresses (::ffff:0:0/96) are judged as the IPv4 address they carry; the deprecated
+ * IPv4-compatible ones (::/96 other than :: and ::1, e.g. [::127.0.0.1], which URL parsing turns
+ * into [::7f00:1]) are refused always.
  *
  * The check runs twice: at registration (the URL's host, resolved) and at connect time, inside the
  * connection's own DNS lookup (`guardedLookup`), so a name that resolves elsewhere later (DNS
@@ -35,11 +37,29 @@ export class TargetNotAllowedError extends Error {
 
 export const systemResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
+/**
+ * An IPv6 address with an embedded dotted quad in the form the WHATWG URL parser writes it
+ * (::127.0.0.1 → ::7f00:1): ipaddr.js reads any "::a.b.c.d" as IPv4-mapped, hiding the ::/96 form.
+ */
+const canonicalIPv6 = (address: string): string => {
+  if (isIP(address) !== 6 || !address.includes('.')) return address;
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
+};
+
 /** Why an IP address may not be reached, or null if it may. */
 export const refusalReason = (address: string, allowPrivate: boolean): string | null => {
   if (!ipaddr.isValid(address)) return 'not an IP address';
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  let parsed = ipaddr.parse(canonicalIPv6(address));
+  if (parsed.kind() === 'ipv6') {
+    const words = (parsed as ipaddr.IPv6).parts;
+    const compatible = words.slice(0, 6).every((word) => word === 0) && (words[6] !== 0 || words[7] > 1);
+    if (compatible) return 'ipv4Compatible';
+    if ((parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
   if (METADATA_ADDRESSES.has(parsed.toNormalizedString()) || METADATA_ADDRESSES.has(parsed.toString())) return 'cloud metadata address';
   const range = parsed.range();
   if (range === 'unicast') return null;

@@ -26,13 +26,25 @@ describe('address classification', () => {
     ['fe80::1', 'linkLocal'],
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:10.0.0.1', 'private'],
+    ['::127.0.0.1', 'ipv4Compatible'],
+    ['::7f00:1', 'ipv4Compatible'],
+    ['::8.8.8.8', 'ipv4Compatible'],
+    ['::a00:1', 'ipv4Compatible'],
+    ['::2', 'ipv4Compatible'],
   ])('%s is refused (%s)', (address, reason) => expect(refusalReason(address, false)).toBe(reason));
 
   it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111'])('%s (public) is allowed', (address) => expect(refusalReason(address, false)).toBeNull());
 
   it('WEBHOOK_ALLOW_PRIVATE_TARGETS allows loopback, private, ULA and CGNAT, never metadata or link-local', () => {
     for (const address of ['127.0.0.1', '10.0.0.1', '::1', 'fd12::1', '100.64.0.1']) expect(refusalReason(address, true)).toBeNull();
-    for (const address of ['169.254.169.254', 'fd00:ec2::254', 'fe80::1', '0.0.0.0']) expect(refusalReason(address, true)).not.toBeNull();
+    for (const address of ['169.254.169.254', 'fd00:ec2::254', 'fe80::1', '0.0.0.0', '::7f00:1']) expect(refusalReason(address, true)).not.toBeNull();
+  });
+
+  it('refuses IPv4-compatible IPv6 literals in URLs (URL parsing turns [::127.0.0.1] into [::7f00:1])', async () => {
+    for (const url of ['http://[::127.0.0.1]/x', 'http://[::7f00:1]/x', 'https://[::10.0.0.1]:8443/', 'http://[0:0:0:0:0:0:a9fe:a9fe]/latest']) {
+      expect(await checkWebhookUrl(url, { allowPrivate: false })).toMatch(/ipv4Compatible/);
+      expect(await checkWebhookUrl(url, { allowPrivate: true })).toMatch(/ipv4Compatible/);
+    }
   });
 });
 

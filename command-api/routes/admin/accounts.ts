@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AccountIdParams, CreateAccountBody, CreatedAccount, SetFeaturesBody, SetPlanBody } from '../../../contracts/accounts.ts';
+import { AccountIdParams, AccountKeyParams, CreateAccountBody, CreatedAccount, IssuedApiKey, SetFeaturesBody, SetPlanBody } from '../../../contracts/accounts.ts';
 import { errors, Success } from '../../../contracts/common.ts';
-import { changeAccount, openAccount } from '../../handlers/accounts.ts';
-import { contextOf, recordAccountChange, type CommandApiDeps } from '../../deps.ts';
+import { changeAccount, issueApiKey, openAccount, revokeApiKey } from '../../handlers/accounts.ts';
+import { contextOf, recordAccountChange, untilKeyUsable, type CommandApiDeps } from '../../deps.ts';
 
 /** The admin surface: needs the key in ADMIN_API_KEY. */
 export const adminAccountRoutes =
@@ -26,7 +26,45 @@ export const adminAccountRoutes =
       async (request, reply) => {
         const created = await openAccount(deps.eventStore, request.body, contextOf(request));
         await recordAccountChange(deps, created.account_id, created.position);
-        return reply.code(201).send({ account_id: created.account_id, api_key: created.api_key });
+        await untilKeyUsable(deps, created.position);
+        return reply.code(201).send({ account_id: created.account_id, api_key: created.api_key, key_id: created.key_id });
+      },
+    );
+
+    app.post(
+      '/admin/accounts/:id/keys',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Issue another API key to an account (shown once); its other keys keep working',
+          params: AccountIdParams,
+          response: { 201: IssuedApiKey, ...errors(404, 409) },
+        },
+        config: admin,
+      },
+      async (request, reply) => {
+        const issued = await issueApiKey(deps.eventStore, request.params.id, contextOf(request));
+        await recordAccountChange(deps, request.params.id, issued.position);
+        await untilKeyUsable(deps, issued.position);
+        return reply.code(201).send({ api_key: issued.api_key, key_id: issued.key_id });
+      },
+    );
+
+    app.delete(
+      '/admin/accounts/:id/keys/:keyId',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Revoke one API key of an account: it answers 403 invalid_api_key from the next request on',
+          params: AccountKeyParams,
+          response: { 200: Success, ...errors(404, 409) },
+        },
+        config: admin,
+      },
+      async (request) => {
+        const result = await revokeApiKey(deps.eventStore, request.params.id, request.params.keyId, contextOf(request));
+        await recordAccountChange(deps, request.params.id, result.position);
+        return { message: 'SUCCESS' as const };
       },
     );
 
