@@ -14,9 +14,10 @@ const compose = parse(readFileSync(new URL('../compose.yaml', import.meta.url), 
 };
 
 describe('compose.yaml', () => {
-  it('publishes the gateway only, bound to 127.0.0.1 by default', () => {
+  it('publishes the gateway (and Prometheus, loopback only) and nothing else, bound to 127.0.0.1 by default', () => {
     const published = Object.entries(compose.services).filter(([, service]) => service.ports?.length);
-    expect(published.map(([name]) => name)).toEqual(['gateway']);
+    expect(published.map(([name]) => name).sort()).toEqual(['gateway', 'prometheus']);
+    expect(compose.services.prometheus.ports?.every((port) => port.startsWith('127.0.0.1:'))).toBe(true);
     expect(compose.services.gateway.ports).toEqual(['${GATEWAY_BIND:-127.0.0.1}:${GATEWAY_PORT:-8080}:8080']);
   });
 
@@ -27,7 +28,7 @@ describe('compose.yaml', () => {
   });
 
   it('requires ADMIN_API_KEY and SECRETS_KEY (no default value) for every process of the service', () => {
-    const processes = Object.entries(compose.services).filter(([name]) => !['eventstore', 'mongo', 'kafka'].includes(name));
+    const processes = Object.entries(compose.services).filter(([name]) => !['eventstore', 'mongo', 'kafka', 'prometheus'].includes(name));
     expect(processes.length).toBeGreaterThanOrEqual(6);
     for (const [, service] of processes) {
       expect(service.environment?.ADMIN_API_KEY).toMatch(/^\$\{ADMIN_API_KEY:\?/);

@@ -6,6 +6,11 @@ import { webhookDeliveryDecider, webhookEndpointDecider, webhookRegistryDecider 
 import { referenceDecider } from '../reference-data/decide.ts';
 import { referenceImportDecider } from '../reference-data/import.ts';
 import { REFERENCE_KIND_LIST } from '../reference-data/record.ts';
+import { imageDecider } from '../images/decide.ts';
+import { quotaDecider } from '../quota/quota.ts';
+import { petDecider } from '../pets/decide.ts';
+import { petAnalysisDecider } from '../pet-analyses/analysis.ts';
+import { respiratoryRateDecider } from '../pet-analyses/respiratory-rate.ts';
 
 /** What a point-in-time state needs of a decider: its own fold. */
 export type Fold = Pick<Decider<unknown, never, Event>, 'evolve' | 'initialState'>;
@@ -26,6 +31,11 @@ export const AGGREGATE_FOLDS: Readonly<Record<string, Fold>> = {
   webhookregistry: fold(webhookRegistryDecider),
   webhookdelivery: fold(webhookDeliveryDecider),
   referencedata: fold(referenceImportDecider),
+  image: fold(imageDecider),
+  quota: fold(quotaDecider),
+  pet: fold(petDecider),
+  petanalysis: fold(petAnalysisDecider),
+  respiratoryrate: fold(respiratoryRateDecider),
   ...Object.fromEntries(REFERENCE_KIND_LIST.map((kind) => [kind, fold(referenceDecider(kind))])),
 };
 

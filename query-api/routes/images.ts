@@ -41,7 +41,7 @@ export const imageQueryRoutes =
             ...errors(404),
           },
         },
-        config: feature,
+        config: { ...feature, paged: true },
       },
       async (request, reply) => {
         const account = accountOf(request);
@@ -76,7 +76,7 @@ export const imageQueryRoutes =
           querystring: ListImagesQuery,
           response: { 200: Type.Array(Image), ...errors() },
         },
-        config: feature,
+        config: { ...feature, paged: true },
       },
       async (request, reply) => {
         const account = accountOf(request);

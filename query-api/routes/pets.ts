@@ -45,7 +45,7 @@ export const petQueryRoutes =
           querystring: ListPetsQuery,
           response: { 200: Type.Array(Pet), ...errors() },
         },
-        config: { feature: 'pets' },
+        config: { feature: 'pets', paged: true },
       },
       async (request, reply) => {
         const account = accountOf(request);
