@@ -5,12 +5,13 @@ import { fromBusMessage } from '../infrastructure/bus/envelope.ts';
 import { imageProcessors } from './images/index.ts';
 import { imageBlobCleanup } from './image-blob-cleanup.ts';
 import { petAnalysisProcessors } from './pet-analyses/index.ts';
+import { petPhotoReviewProcessor } from './pets/photo-review.ts';
 import type { Processor, ProcessorServices } from './processor.ts';
 
 export type { Processor, ProcessorDeps, ProcessorServices } from './processor.ts';
 
-/** The processors of the service. Image validation/labelling and pet analyses join this list as they land. */
-export const processors: Processor[] = [...imageProcessors, imageBlobCleanup, ...petAnalysisProcessors];
+/** The processors of the service: the image pipeline, image file cleanup, pet photo review and pet analyses. */
+export const processors: Processor[] = [...imageProcessors, imageBlobCleanup, petPhotoReviewProcessor, ...petAnalysisProcessors];
 
 /** The consumer group of each processor (its name on the bus). */
 export const processorGroups = (list: readonly Processor[] = processors): string[] => list.map((processor) => `processor.${processor.name}`);

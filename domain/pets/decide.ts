@@ -202,7 +202,9 @@ export const decidePet = (command: PetCommand, state: PetState): PetEvent[] => {
     case 'ReviewMedia': {
       if (state.status !== 'active') return [];
       const media = state.media.get(command.media_id);
-      if (!media || media.review_status === command.review_status) return [];
+      // One verdict per photo: a redelivered or repeated review (even one that would now disagree)
+      // records nothing, and videos are never reviewed.
+      if (!media || media.kind !== 'photo' || media.review_status !== 'pending') return [];
       return [
         {
           type: 'PetMediaReviewed',

@@ -163,6 +163,16 @@ describe('pet decider: photos', () => {
       .given([registered, photosAdded(1, 1), { type: 'PetMediaReviewed', data: { pet_id: 'p1', media_id: 'm1', review_status: 'clean', reasons: [], reviewed_at: now } }])
       .when({ type: 'ReviewMedia', media_id: 'm1', review_status: 'clean', reasons: [], now })
       .thenNothing();
+    spec
+      .given([registered, photosAdded(1, 1), { type: 'PetMediaReviewed', data: { pet_id: 'p1', media_id: 'm1', review_status: 'clean', reasons: [], reviewed_at: now } }])
+      .when({ type: 'ReviewMedia', media_id: 'm1', review_status: 'rejected', reasons: ['late verdict'], now })
+      .thenNothing();
+    spec.given([registered, photosAdded(1, 1)]).when({ type: 'ReviewMedia', media_id: 'nope', review_status: 'clean', reasons: [], now }).thenNothing();
+    const video = { ...photo(9), kind: 'video' as const, mime_type: 'video/mp4' };
+    spec
+      .given([registered, { type: 'PetVideoAdded', data: { pet_id: 'p1', account_id: 'acc', media: video, added_at: now } }])
+      .when({ type: 'ReviewMedia', media_id: 'm9', review_status: 'rejected', reasons: [], now })
+      .thenNothing();
   });
 });
 
