@@ -3,7 +3,7 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { Breed } from '../contracts/breeds.ts';
 import type { Order } from '../contracts/paging.ts';
-import { REFERENCE_COLLECTIONS, REFERENCE_PROJECTIONS, type BreedDoc } from '../contracts/reference-read-models.ts';
+import { REFERENCE_COLLECTIONS, REFERENCE_PROJECTIONS, type BreedDoc, type TranslatedLanguage } from '../contracts/reference-read-models.ts';
 import { LANGUAGES, type Language } from '../domain/reference-data/vocabulary.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { drawRandom } from '../http/paging.ts';
@@ -70,6 +70,19 @@ const jsonArray = (items: Buffer[]): Buffer => {
   return Buffer.concat(parts);
 };
 
+/** The Breed resource in one language: the translated texts where the record has them (else English), marked with the language served. */
+export const breedIn = (doc: BreedDoc, translation: BreedDoc['translations'][TranslatedLanguage] | undefined, lang: Language): Breed =>
+  translation
+    ? {
+        ...doc.resource,
+        name: translation.name,
+        description: translation.description,
+        temperament: translation.temperament ?? doc.resource.temperament,
+        origin: translation.origin ?? doc.resource.origin,
+        language: lang,
+      }
+    : { ...doc.resource, language: 'en' };
+
 const toEntry = (doc: BreedDoc): CatalogueEntry => {
   const resources = {} as Record<Language, Breed>;
   const json = {} as Record<Language, Buffer>;
@@ -77,16 +90,7 @@ const toEntry = (doc: BreedDoc): CatalogueEntry => {
   for (const lang of LANGUAGES) {
     const translation = lang === 'en' ? undefined : doc.translations[lang];
     if (translation) translated.add(lang);
-    resources[lang] = translation
-      ? {
-          ...doc.resource,
-          name: translation.name,
-          description: translation.description,
-          temperament: translation.temperament ?? doc.resource.temperament,
-          origin: translation.origin ?? doc.resource.origin,
-          language: lang,
-        }
-      : { ...doc.resource, language: 'en' };
+    resources[lang] = breedIn(doc, translation, lang);
     json[lang] = Buffer.from(JSON.stringify(resources[lang]));
   }
   return { doc, resources, json, translated };

@@ -8,6 +8,7 @@ import { DomainError } from '../domain/errors.ts';
 import { publicBaseUrl } from '../http/public-url.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { ServedLanguage } from './language.ts';
+import { breedIn } from './breed-catalogue.ts';
 import { imageUrlOf } from '../contracts/image-resource.ts';
 
 /** What an answer embeds in each image. */
@@ -26,16 +27,7 @@ const unique = (values: Iterable<string>): string[] => [...new Set(values)];
 /** A breed as an image embeds it: the Breed resource (translated) plus TheCatAPI's weight_imperial and suppress_tail. */
 export const imageBreedOf = (doc: BreedDoc, language: ServedLanguage): ImageBreed => {
   const { translation, language: served } = language.pick(doc.translations);
-  const resource = translation
-    ? {
-        ...doc.resource,
-        name: translation.name,
-        description: translation.description,
-        temperament: translation.temperament ?? doc.resource.temperament,
-        origin: translation.origin ?? doc.resource.origin,
-        language: served,
-      }
-    : { ...doc.resource, language: served };
+  const resource = breedIn(doc, translation, served);
   return { ...resource, weight_imperial: doc.resource.weight.imperial, suppress_tail: doc.resource.suppressed_tail ? 1 : 0 };
 };
 

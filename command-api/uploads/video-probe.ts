@@ -1,29 +1,7 @@
-import { accessSync, chmodSync, constants, statSync } from 'node:fs';
 import ffmpeg from 'fluent-ffmpeg';
-import ffprobeInstaller from '@ffprobe-installer/ffprobe';
+import { ffprobePath } from '../../infrastructure/media/ffmpeg-binaries.ts';
 
-/**
- * ffprobe comes from the registry: @ffprobe-installer/ffprobe ships a static binary per platform
- * inside its npm tarball (FFPROBE_PATH overrides it, e.g. with Debian's /usr/bin/ffprobe).
- */
-export const ffprobePath = (): string => process.env.FFPROBE_PATH || ensureExecutable(ffprobeInstaller.path);
-
-let checked: string | null = null;
-/**
- * The package's tarball stores ffprobe without the execute bit and sets it in a postinstall
- * script; where install scripts are not run (npm's install-scripts policy, --ignore-scripts) the
- * bit is set here, once, instead.
- */
-const ensureExecutable = (path: string): string => {
-  if (checked === path) return path;
-  try {
-    accessSync(path, constants.X_OK);
-  } catch {
-    chmodSync(path, statSync(path).mode | 0o111);
-  }
-  checked = path;
-  return path;
-};
+export { ffprobePath };
 
 export type VideoProbe = { width: number; height: number; durationSeconds: number | null; codec: string; formatName: string };
 

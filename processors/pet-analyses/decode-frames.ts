@@ -1,32 +1,15 @@
-import { accessSync, chmodSync, constants, createWriteStream, statSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import ffmpeg from 'fluent-ffmpeg';
-import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
+import { ffmpegPath } from '../../infrastructure/media/ffmpeg-binaries.ts';
 import type { Frames } from '../../domain/pet-analyses/breathing.ts';
 import { randomId } from '../../infrastructure/ids.ts';
 
-/** ffmpeg from the registry (@ffmpeg-installer ships a static binary per platform); FFMPEG_PATH overrides it. */
-export const ffmpegPath = (): string => process.env.FFMPEG_PATH || ensureExecutable(ffmpegInstaller.path);
-
-let checked: string | null = null;
-/**
- * The package sets the binary's execute bit in a postinstall script; where install scripts do not
- * run (npm's install-scripts policy, --ignore-scripts) it is set here, once, instead.
- */
-const ensureExecutable = (path: string): string => {
-  if (checked === path) return path;
-  try {
-    accessSync(path, constants.X_OK);
-  } catch {
-    chmodSync(path, statSync(path).mode | 0o111);
-  }
-  checked = path;
-  return path;
-};
+export { ffmpegPath };
 
 export const DecodeSettings = {
   /** Frames per second decoded: 8/s resolves up to 240 movements a minute (Nyquist), far above any resting rate. */
