@@ -12,7 +12,7 @@ import { projections, projectionByName } from '../projectors/index.ts';
 import { projectToHead } from '../projectors/runner.ts';
 import { exportLines, importLines, ImportError } from '../runtime/event-transfer.ts';
 import { verifyInScratch } from '../runtime/verify.ts';
-import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
+import { ADMIN_KEY, startTestService, TEST_SECRETS_KEY, type TestService } from './service.ts';
 
 /**
  * Verified replays (into a scratch store, the live read models untouched) and the NDJSON export
@@ -164,6 +164,8 @@ describe('verified replay', () => {
       MONGO_URL: service.config.mongoUrl ?? '',
       KAFKA_BROKERS: service.config.kafkaBrokers?.join(',') ?? '',
       KAFKA_NAMESPACE: service.config.kafkaNamespace ?? '',
+      // A process on shared adapters refuses to start without the deployment's key (config.ts).
+      SECRETS_KEY: TEST_SECRETS_KEY,
     };
     const failing = await run(process.execPath, ['--import', 'tsx', 'runtime/rebuild-cli.ts', 'votes', '--verify'], { env }).then(
       () => 0,
