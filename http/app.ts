@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import Fastify, {
   type FastifyBaseLogger,
@@ -12,7 +13,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ErrorEnvelope } from '../contracts/common.ts';
 import { PAGINATION_HEADERS } from '../contracts/paging.ts';
-import { registerErrorHandling } from './errors.ts';
+import { envelope, registerErrorHandling } from './errors.ts';
 import { registerAuth, type AuthDependencies } from './auth.ts';
 import { validatorCompiler } from './validation.ts';
 import { logRedactPaths } from '../infrastructure/logger.ts';
@@ -92,7 +93,13 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
     },
     clientErrorHandler,
     // `/v1/votes/` is `/v1/votes`: TheCatAPI's own Postman collection calls `/v1/images/`.
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter longer than any id or stream name is refused before routing: answered as a
+    // 400 envelope (frameworkErrors), like a malformed URL, instead of Fastify's bare 414.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    frameworkErrors: (error, request, reply) => {
+      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is longer than 512 characters' : 'malformed URL';
+      void (reply as FastifyReply).code(400).send(envelope(request, 400, [message], 'validation_failed'));
+    },
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

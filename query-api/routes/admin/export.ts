@@ -40,8 +40,11 @@ export const adminExportRoutes =
           tags: ['admin', 'audit'],
           summary: 'The whole log, or one stream, as NDJSON (one event per line, secrets redacted)',
           querystring: ExportQuery,
-          produces: ['application/x-ndjson'],
-          response: { 200: { type: 'string', description: 'NDJSON, one event per line' }, ...errors() },
+          // Only the 200 is NDJSON; errors stay the JSON envelope.
+          response: {
+            200: { description: 'NDJSON, one event per line', content: { 'application/x-ndjson': { schema: { type: 'string' } } } },
+            ...errors(),
+          },
         },
         config: { auth: 'admin' },
       },
