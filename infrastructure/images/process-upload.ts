@@ -91,20 +91,47 @@ export const processUpload = async (bytes: Buffer, resize: { width?: number; hei
     throw new DomainError('image_too_many_pixels', `the image is ${meta.width}×${meta.height}: more than ${MAX_INPUT_PIXELS} pixels`);
   }
   try {
-    // One full decode (auto-rotated by EXIF orientation) into the stored size; the smaller sizes come from it.
-    const fullPipeline = sharp(bytes, options).rotate();
-    if (resize.width || resize.height) fullPipeline.resize({ width: resize.width, height: resize.height, fit: 'inside', withoutEnlargement: true });
-    const full = await encode(fullPipeline, format).toBuffer({ resolveWithObject: true });
-    const sizes = { full: full.data } as Record<ImageSize, Buffer>;
-    for (const [size, bound] of Object.entries(SIZE_BOUNDS) as [Exclude<ImageSize, 'full'>, number][]) {
-      sizes[size] = await encode(sharp(full.data, options).resize({ width: bound, height: bound, fit: 'inside', withoutEnlargement: true }), format).toBuffer();
+    // `full`: the uploaded bytes themselves when nothing about them has to change — a still JPEG,
+    // PNG or WebP without EXIF, XMP, IPTC or text comments, upright, not resized — so a clean file
+    // is neither decoded in full nor re-encoded (no generation loss); otherwise re-encoded without
+    // its metadata (GPS and the like never reach the public url), auto-rotated and resized.
+    const keepAsIs = format !== 'gif' && !resize.width && !resize.height && isPlain(meta);
+    let full: { data: Buffer; width: number; height: number };
+    if (keepAsIs) {
+      full = { data: bytes, width: meta.width, height: meta.height };
+    } else {
+      const fullPipeline = sharp(bytes, options).rotate();
+      if (resize.width || resize.height) fullPipeline.resize({ width: resize.width, height: resize.height, fit: 'inside', withoutEnlargement: true });
+      const encoded = await encode(fullPipeline, format).toBuffer({ resolveWithObject: true });
+      full = { data: encoded.data, width: encoded.info.width, height: encoded.info.height };
     }
-    return { format, mime, width: full.info.width, height: full.info.height, original: bytes, sizes };
+    // The smaller sizes from one decode at the largest of them (shrink-on-load makes it cheap for
+    // JPEG and WebP); this decode reads the whole file, so a truncated or corrupt one fails here.
+    const largest = Math.max(...Object.values(SIZE_BOUNDS));
+    const decoded = await sharp(full.data, options)
+      .rotate()
+      .resize({ width: largest, height: largest, fit: 'inside', withoutEnlargement: true })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const raw = { raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels } };
+    const sizes = { full: full.data } as Record<ImageSize, Buffer>;
+    await Promise.all(
+      (Object.entries(SIZE_BOUNDS) as [Exclude<ImageSize, 'full'>, number][]).map(async ([size, bound]) => {
+        const pipeline = sharp(decoded.data, raw);
+        if (bound < largest) pipeline.resize({ width: bound, height: bound, fit: 'inside', withoutEnlargement: true });
+        sizes[size] = await encode(pipeline, format).toBuffer();
+      }),
+    );
+    return { format, mime, width: full.width, height: full.height, original: bytes, sizes };
   } catch (error) {
     if (error instanceof DomainError) throw error;
     throw decodeError(error);
   }
 };
+
+/** Upright, single-frame, and carrying no metadata that could say more than the pixels do. */
+const isPlain = (meta: Metadata): meta is Metadata & { width: number; height: number } =>
+  !meta.exif && !meta.xmp && !meta.iptc && !meta.comments?.length && (meta.orientation ?? 1) === 1 && (meta.pages ?? 1) === 1;
 
 /** Crops a box (fractions of the image) out of `bytes` and derives its sizes, in the same format. */
 export const cropImage = async (

@@ -32,6 +32,11 @@ export type VisionOptions = {
   safetyThreshold?: number;
   /** a task that takes longer fails and its worker is replaced (default 120 s: a first call includes loading) */
   taskTimeoutMs?: number;
+  /**
+   * nice value of the inference threads (default env VISION_NICE, else 10; 0 keeps the process's
+   * priority): inference is background work and yields the cores to the requests of its process
+   */
+  nice?: number;
 };
 
 export class VisionTaskTimeoutError extends Error {
@@ -56,6 +61,7 @@ class WorkerPool {
     private readonly size: number,
     private readonly modelDir: string,
     private readonly timeoutMs: number,
+    private readonly nice: number,
   ) {}
 
   run<T>(task: TaskBody): Promise<T> {
@@ -87,7 +93,7 @@ class WorkerPool {
   }
 
   private spawn(): Slot {
-    const data: WorkerData = { kind: this.kind, modelDir: this.modelDir };
+    const data: WorkerData = { kind: this.kind, modelDir: this.modelDir, nice: this.nice };
     const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: data, stdout: false, stderr: false });
     const slot: Slot = { worker, job: null };
     worker.on('message', (reply: Reply) => {
@@ -153,6 +159,8 @@ export function openVisionModels(options: VisionOptions = {}): VisionModels {
   const threads = Math.max(1, Math.floor(options.threads ?? 1));
   const threshold = options.safetyThreshold ?? DEFAULT_SAFETY_THRESHOLD;
   const timeoutMs = options.taskTimeoutMs ?? 120_000;
+  const nice = Math.max(0, Math.min(19, Math.floor(options.nice ?? Number(process.env.VISION_NICE ?? 10))));
+  if (!Number.isFinite(nice)) throw new Error('VISION_NICE must be a number from 0 to 19');
   let manifest: ModelManifest | null = null;
   const pools = new Map<WorkerKind, WorkerPool>();
   let closed = false;
@@ -162,7 +170,7 @@ export function openVisionModels(options: VisionOptions = {}): VisionModels {
     if (closed) throw new Error('vision models are closed');
     ready();
     let p = pools.get(kind);
-    if (!p) pools.set(kind, (p = new WorkerPool(kind, threads, modelDir, timeoutMs)));
+    if (!p) pools.set(kind, (p = new WorkerPool(kind, threads, modelDir, timeoutMs, nice)));
     return p;
   };
   const call = async <T>(kind: WorkerKind, task: TaskBody): Promise<T> => pool(kind).run<T>(task);

@@ -3,7 +3,7 @@
  * Skipped with a message when the models are not installed, except in CI (CI=true), where a
  * missing installation fails.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import sharp from 'sharp';
@@ -55,6 +55,33 @@ describe.runIf(installed)('vision models on real photos', () => {
     if (hasMaps) expect(onnxLoaded()).toBe(false);
     await vision.classify(photo('coffee'));
     if (hasMaps) expect(onnxLoaded()).toBe(true);
+  }, 120_000);
+
+  it('runs inference on threads of lower priority (nice 10 by default), the rest of the process unchanged', async () => {
+    const tasks = '/proc/self/task';
+    if (!existsSync(tasks)) return; // the per-thread nice value is Linux's
+    const niceOf = (tid: string): number | null => {
+      try {
+        // the command name (field 2) may hold spaces: the fields after its closing parenthesis
+        const stat = readFileSync(join(tasks, tid, 'stat'), 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      } catch {
+        return null; // the thread ended meanwhile
+      }
+    };
+    const threads = () => readdirSync(tasks).map((tid) => ({ tid, nice: niceOf(tid) })).filter((t) => t.nice !== null);
+    await vision.moderate(photo('coffee'));
+    await vision.detect(photo('coffee'));
+    const all = threads();
+    expect(niceOf(String(process.pid))).toBe(0);
+    expect(all.filter((t) => t.nice === 10).length).toBeGreaterThanOrEqual(2); // one worker per runtime, and what they started
+    const plain = openVisionModels({ nice: 0 });
+    const before = new Set(threads().map((t) => t.tid));
+    await plain.classify(photo('coffee'));
+    const started = threads().filter((t) => !before.has(t.tid));
+    expect(started.length).toBeGreaterThan(0);
+    expect(started.every((t) => t.nice === 0)).toBe(true);
+    await plain.close();
   }, 120_000);
 
   it('names each model with version, licence and source', () => {

@@ -4,7 +4,8 @@
  * detector (wasm backend). Each model is loaded on the first task that needs it and kept for the
  * worker's life. Tasks run one at a time, in arrival order.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -13,7 +14,7 @@ import { decodeCenterNet } from './detections.ts';
 import type { Classification, Detection } from './port.ts';
 
 export type WorkerKind = 'onnx' | 'tfjs';
-export type WorkerData = { kind: WorkerKind; modelDir: string };
+export type WorkerData = { kind: WorkerKind; modelDir: string; nice: number };
 export type Task =
   | { id: number; op: 'moderate'; image: Uint8Array }
   | { id: number; op: 'classify'; image: Uint8Array; topK: number }
@@ -23,7 +24,20 @@ export type Reply =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: { name: string; message: string } };
 
-const { modelDir } = workerData as WorkerData;
+const { modelDir, nice } = workerData as WorkerData;
+
+/**
+ * Inference is background work: this thread (and the threads the runtimes start from it, which
+ * inherit it) runs at a lower priority, so on a busy machine the requests the process serves go
+ * first. Linux keeps a nice value per thread: `/proc/thread-self` names this thread's id.
+ */
+if (nice > 0) {
+  try {
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), nice);
+  } catch {
+    // not Linux, or not allowed: inference runs at the process's priority
+  }
+}
 const require = createRequire(import.meta.url);
 
 type Ort = typeof import('onnxruntime-node');
