@@ -41,6 +41,24 @@ describe('processUpload', () => {
     expect([result.width, result.height]).toEqual([200, 300]);
   });
 
+  it('keeps a plain upright file as its full size, byte for byte, and re-encodes one that carries metadata without it', async () => {
+    const plain = await picture('jpeg', 800, 600);
+    expect((await processUpload(plain)).sizes.full.equals(plain)).toBe(true);
+    const withExif = await sharp(plain).withExif({ IFD0: { Artist: 'someone', ImageDescription: 'taken at home' } }).jpeg().toBuffer();
+    expect((await sharp(withExif).metadata()).exif).toBeDefined();
+    const cleaned = await processUpload(withExif);
+    expect(cleaned.sizes.full.equals(withExif)).toBe(false);
+    expect(cleaned.original.equals(withExif)).toBe(true);
+    for (const size of ['full', 'med', 'small', 'thumb'] as const) {
+      const meta = await sharp(cleaned.sizes[size]).metadata();
+      expect(meta.exif, size).toBeUndefined();
+    }
+    // a resize asked for is a change too
+    const resized = await processUpload(plain, { width: 400 });
+    expect([resized.width, resized.height]).toEqual([400, 300]);
+    expect((await sharp(resized.sizes.med).metadata()).width).toBe(400);
+  });
+
   it('refuses empty, unknown, truncated, polyglot files with their codes', async () => {
     expect(await codeOf(processUpload(Buffer.alloc(0)))).toBe('image_empty');
     expect(await codeOf(processUpload(Buffer.from('hello, this is not an image')))).toBe('unsupported_media_type');
