@@ -81,6 +81,8 @@ export const startService = async (mode: AdapterMode, runId: string, options: Se
       // Required on shared adapters (one key for every process of a deployment); harmless on the embedded ones.
       SECRETS_KEY: process.env.SECRETS_KEY || randomBytes(32).toString('base64'),
       LOG_LEVEL: 'warn',
+      // as `npm start` and the Docker image run it (sharp's advice for glibc; see Dockerfile)
+      MALLOC_ARENA_MAX: '2',
       DEMO_ACCOUNT: 'false',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       // The limiter still runs on every request (its cost is measured), but never refuses one.

@@ -14,6 +14,9 @@ import { DomainError } from '../../domain/errors.ts';
 import type { ImageFormat, ImageSize } from '../../domain/images/image.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
 
+// Every upload is new: libvips' operation cache (50 MB by default, per process) would only hold memory.
+sharp.cache(false);
+
 /** Largest image accepted, in pixels (width × height) — read from the header before decoding. */
 export const MAX_INPUT_PIXELS = 50_000_000;
 

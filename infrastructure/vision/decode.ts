@@ -1,5 +1,9 @@
 import sharp from 'sharp';
 
+// Every image decoded here is new: libvips' operation cache (50 MB by default, per process) would
+// only hold memory.
+sharp.cache(false);
+
 /** Bytes that sharp cannot decode as an image (truncated, not an image, over the pixel limit). */
 export class ImageDecodeError extends Error {
   override name = 'ImageDecodeError';

@@ -15,6 +15,7 @@ import { readManifest, resolveModelDir, type ModelManifest } from './model-files
 import { ModelsUnavailableError, type Classification, type Detection, type ModelInfo, type SafetyVerdict, type VisionModels } from './port.ts';
 import { DEFAULT_SAFETY_THRESHOLD, safetyVerdict } from './safety.ts';
 import type { Reply, Task, TaskBody, WorkerData, WorkerKind } from './worker.ts';
+import { tfjsWasmDir, workerModule } from './worker-module.ts';
 
 export * from './port.ts';
 export { ImageDecodeError } from './decode.ts';
@@ -62,6 +63,7 @@ class WorkerPool {
     private readonly modelDir: string,
     private readonly timeoutMs: number,
     private readonly nice: number,
+    private readonly module: URL,
   ) {}
 
   run<T>(task: TaskBody): Promise<T> {
@@ -93,8 +95,8 @@ class WorkerPool {
   }
 
   private spawn(): Slot {
-    const data: WorkerData = { kind: this.kind, modelDir: this.modelDir, nice: this.nice };
-    const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: data, stdout: false, stderr: false });
+    const data: WorkerData = { kind: this.kind, modelDir: this.modelDir, nice: this.nice, wasmDir: tfjsWasmDir() };
+    const worker = new Worker(this.module, { workerData: data, stdout: false, stderr: false });
     const slot: Slot = { worker, job: null };
     worker.on('message', (reply: Reply) => {
       const job = slot.job;
@@ -166,14 +168,16 @@ export function openVisionModels(options: VisionOptions = {}): VisionModels {
   let closed = false;
 
   const ready = (): ModelManifest => (manifest ??= readManifest(modelDir));
-  const pool = (kind: WorkerKind): WorkerPool => {
+  const pool = async (kind: WorkerKind): Promise<WorkerPool> => {
     if (closed) throw new Error('vision models are closed');
     ready();
+    const module = await workerModule();
+    if (closed) throw new Error('vision models are closed');
     let p = pools.get(kind);
-    if (!p) pools.set(kind, (p = new WorkerPool(kind, threads, modelDir, timeoutMs, nice)));
+    if (!p) pools.set(kind, (p = new WorkerPool(kind, threads, modelDir, timeoutMs, nice, module)));
     return p;
   };
-  const call = async <T>(kind: WorkerKind, task: TaskBody): Promise<T> => pool(kind).run<T>(task);
+  const call = async <T>(kind: WorkerKind, task: TaskBody): Promise<T> => (await pool(kind)).run<T>(task);
 
   return {
     async moderate(image: Buffer): Promise<SafetyVerdict> {

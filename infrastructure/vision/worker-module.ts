@@ -1,0 +1,43 @@
+/**
+ * The inference workers' code as one ES module, bundled once per process with esbuild (the compiler
+ * tsx runs on), so a worker thread starts as plain JavaScript instead of registering a TypeScript
+ * loader of its own (≈ 30 MB per worker). Packages stay outside the bundle, imported by their
+ * resolved file address (the module itself lives at a data: address, which has no node_modules).
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+const require = createRequire(import.meta.url);
+
+const packagesByAddress: Plugin = {
+  name: 'packages-by-address',
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('node:') ? { path: args.path, external: true } : { path: pathToFileURL(require.resolve(args.path)).href, external: true },
+    );
+  },
+};
+
+let bundled: Promise<URL> | null = null;
+
+/** The worker module's address (a data: URL), made on the first call and kept. */
+export const workerModule = (): Promise<URL> =>
+  (bundled ??= build({
+    entryPoints: [fileURLToPath(new URL('./worker.ts', import.meta.url))],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    write: false,
+    logLevel: 'silent',
+    plugins: [packagesByAddress],
+  })
+    .then((result) => new URL(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].contents).toString('base64')}`))
+    .catch((error: unknown) => {
+      bundled = null;
+      throw error;
+    }));
+
+/** Where the TensorFlow.js wasm binaries are (the worker's own module has no address to resolve from). */
+export const tfjsWasmDir = (): string => fileURLToPath(new URL('.', pathToFileURL(require.resolve('@tensorflow/tfjs-backend-wasm'))));
