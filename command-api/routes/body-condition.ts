@@ -13,6 +13,7 @@ import {
 import { EstimateQuery } from '../../contracts/pet-analyses.ts';
 import { PetIdParams } from '../../contracts/pets.ts';
 import { accountOf } from '../../http/auth.ts';
+import { BodyLimits } from '../../http/limits.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { requestAnalysis } from '../handlers/pet-analyses.ts';
 import { awaitBcsReview, decideBcsReview } from '../handlers/bcs-reviews.ts';
@@ -62,11 +63,16 @@ export const bodyConditionCommandRoutes =
           body: BcsReviewRequestBody,
           response: { 201: BcsReview, ...errors(404, 422, 503) },
         },
+        bodyLimit: BodyLimits.smallJson,
         config: { feature: 'body_condition' },
+        // Both fields are optional, and so is the body: no body is an empty request.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
       },
       async (request, reply) => {
         const account = accountOf(request);
-        const body = request.body ?? {};
+        const body = request.body;
         const { analysisId } = await requestAnalysis(deps.eventStore, request.params.petId, account.id, 'body_condition', contextOf(request), undefined, {
           weight_kg: request.query.weight_kg ?? null,
           review: { note: body.note ?? null, external_owner_id: body.external_owner_id ?? null },
@@ -87,6 +93,7 @@ export const bodyConditionCommandRoutes =
           body: BcsDecisionBody,
           response: { 200: BcsReview, ...errors(404, 409) },
         },
+        bodyLimit: BodyLimits.smallJson,
         config: { auth: 'admin' },
       },
       async (request) => {
