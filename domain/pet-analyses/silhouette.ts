@@ -8,9 +8,10 @@
  *   matter: the windows are symmetric.
  * - Side view (`side` photos): per column, the lower edge of the torso (the first run of animal
  *   pixels from the top line down; columns whose run reaches the ground are legs and are skipped).
- *   Chest = the deeper end of the torso, flank = the other end; tuck = how far the belly line rises
- *   from chest to flank relative to the chest's depth; sag = how far the middle of the belly hangs
- *   below the chest's lowest point.
+ *   Chest = the deepest belly point in the chest window (15–40 % of the torso from either end,
+ *   whichever is deeper), flank = the mean belly over 70–80 % from that end; tuck = how far the
+ *   belly line rises from chest to flank relative to the chest's depth; sag = how far the middle of
+ *   the belly (40–60 %) hangs below the chest's lowest point.
  */
 export type Mask = { width: number; height: number; /** 1 = animal, 0 = background, row by row */ data: Uint8Array };
 
@@ -157,12 +158,13 @@ export const measureSideView = (mask: Mask): SideMeasurement | null => {
     Math.max(1, Math.round(columns.length * 0.015)),
   );
   const topLine = columns.map((column) => column.top);
-  const front = maxOf(windowOf(bellyLine, 0.1, 0.35));
-  const rear = maxOf(windowOf(bellyLine, 0.65, 0.9));
-  // The chest is the deeper end (image y grows downwards).
+  const mean = (items: { value: number }[]) => items.reduce((sum, item) => sum + item.value, 0) / items.length;
+  // Either end may be the head: the chest is the deeper of the two chest windows; the flank is the
+  // belly over 70–80 % of the length from it (behind the ribs, before the hind legs).
+  const front = maxOf(windowOf(bellyLine, 0.15, 0.4));
+  const rear = maxOf(windowOf(bellyLine, 0.6, 0.85));
   const chest = front.value >= rear.value ? front : rear;
-  const flankWindow = chest === front ? windowOf(bellyLine, 0.65, 0.9) : windowOf(bellyLine, 0.1, 0.35);
-  const flank = minOf(flankWindow);
+  const flankValue = mean(chest === front ? windowOf(bellyLine, 0.7, 0.8) : windowOf(bellyLine, 0.2, 0.3));
   const middle = maxOf(windowOf(bellyLine, 0.4, 0.6));
   const chestTop = Math.min(...windowOf(topLine, Math.max(0, chest.index / (columns.length - 1) - 0.05), Math.min(1, chest.index / (columns.length - 1) + 0.05)).map((item) => item.value));
   const chestDepth = chest.value - chestTop + 1;
@@ -172,7 +174,7 @@ export const measureSideView = (mask: Mask): SideMeasurement | null => {
     view: 'side',
     length_px: columns.length,
     chest_depth: round(chestDepth),
-    tuck: round((chest.value - flank.value) / chestDepth),
+    tuck: round((chest.value - flankValue) / chestDepth),
     sag: round((middle.value - chest.value) / chestDepth),
   };
 };
