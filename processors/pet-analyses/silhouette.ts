@@ -156,11 +156,13 @@ export const extractSilhouette = async (image: Buffer, box: BoundingBox): Promis
   const fill = size / (width * height);
   let quality = separability;
   if (touchShare > 0.05) {
-    quality *= Math.max(0, 1 - 2 * touchShare);
+    quality *= Math.max(0, 1 - 3 * touchShare);
     notes.push(`the silhouette touches ${Math.round(touchShare * 100)} % of the crop's border`);
   }
   if (fill < 0.15 || fill > 0.92) {
-    quality *= 0.5;
+    // A box is drawn around the animal: a sliver (or a box full to the edges) means the background
+    // was not what the border showed — e.g. a box inside the animal, whose border is coat.
+    quality *= 0.25;
     notes.push(`the silhouette fills ${Math.round(fill * 100)} % of the box`);
   }
   if (separability < 0.6) notes.push(`animal and background are hard to tell apart (separability ${separability.toFixed(2)})`);
