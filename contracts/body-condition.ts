@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { EstimateQuery } from './pet-analyses.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
@@ -78,3 +78,8 @@ export const BcsDecisionBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** Vet reviews (projection `bcs-reviews`): the API resource plus the owning account. */
+export const BCS_REVIEW_COLLECTIONS = { bcsReviews: 'bcs_reviews' } as const;
+export type BcsReviewDoc = Static<typeof BcsReview> & { _id: string; account_id: string };
+export const bcsReviewResource = ({ _id, account_id, ...review }: BcsReviewDoc): Static<typeof BcsReview> => review;

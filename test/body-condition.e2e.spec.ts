@@ -163,6 +163,12 @@ describe('vet review', () => {
     expect(different.body.code).toBe('conflict');
     expect((await service.request('POST', '/v1/body-condition-score/reviews/nosuchreview/decision', { key: ADMIN_KEY, body: { status: 'rejected' } })).status).toBe(404);
 
+    // Readable: the review by id (its owner only), the pet's reviews.
+    expect((await service.request('GET', `/v1/body-condition-score/reviews/${review.id}`, { key })).body).toEqual(decided.body);
+    expect((await service.request('GET', `/v1/body-condition-score/reviews/${review.id}`, { key: otherKey })).status).toBe(403);
+    expect((await service.request('GET', '/v1/body-condition-score/reviews/nosuchreview', { key })).status).toBe(404);
+    expect((await service.request('GET', `/v1/pets/${petId}/body-condition-score/reviews`, { key })).body).toEqual([decided.body]);
+
     const reviewed = await deliveriesFor('pet.bcs.reviewed', petId);
     expect(reviewed).toHaveLength(1);
     const { _metadata, ...body } = JSON.parse(reviewed[0].body);
@@ -187,6 +193,12 @@ describe('vet review', () => {
     const [delivery] = await deliveriesFor('pet.bcs.review_requested', petId);
     const { _metadata, ...body } = JSON.parse(delivery.body);
     expect(body).toEqual(response.body);
+    // The vets' work list (admin key) shows it waiting.
+    const waiting = await service.request('GET', '/v1/admin/body-condition-score/reviews?status=pending', { key: ADMIN_KEY });
+    expect(waiting.status).toBe(200);
+    expect(waiting.body.map((item: { id: string }) => item.id)).toContain(response.body.id);
+    expect(waiting.body.every((item: { status: string }) => item.status === 'pending')).toBe(true);
+    expect((await service.request('GET', '/v1/admin/body-condition-score/reviews', { key })).status).toBe(403);
     const rejected = await service.request('POST', `/v1/body-condition-score/reviews/${response.body.id}/decision`, { key: ADMIN_KEY, body: { status: 'rejected', vet_notes: 'photo too dark' } });
     expect(rejected.body).toMatchObject({ status: 'rejected', score: response.body.score, corrected_score: null });
     // A rejection leaves the pet's score as it was measured.
