@@ -5,6 +5,7 @@
 import { REFERENCE_COLLECTIONS } from './reference-read-models.ts';
 import type { FractionBox, ImageBlobKeys, ImageFormat, ImageLabel, ImageStatus, ModerationLabel } from '../domain/images/image.ts';
 import { PET_COLLECTIONS, RESPIRATORY_RATE_COLLECTIONS } from './pet-read-models.ts';
+import { BCS_REVIEW_COLLECTIONS } from './body-condition.ts';
 
 export * from './reference-read-models.ts';
 export * from './pet-read-models.ts';
@@ -27,6 +28,7 @@ export const Collections = {
   ...REFERENCE_COLLECTIONS,
   ...PET_COLLECTIONS,
   ...RESPIRATORY_RATE_COLLECTIONS,
+  ...BCS_REVIEW_COLLECTIONS,
 } as const;
 
 /** Projections (checkpoint names) the query API waits on for read-your-writes. */
@@ -47,6 +49,7 @@ export const READ_MODEL_PROJECTIONS = [
   'legislation',
   'pets',
   'respiratory-rates',
+  'bcs-reviews',
 ] as const;
 
 export type AccountDoc = {

@@ -2,6 +2,7 @@ import { Collections, emptyPetAnalysis, type PetDoc, type PetMediaDoc } from '..
 import type { PetEvent, PetMedia, PetProfile } from '../domain/pets/pet.ts';
 import { defineProjection } from './projection.ts';
 import { petFieldsOf, type PetAnalysed } from '../domain/pet-analyses/analysis.ts';
+import { bcsCorrectionFields, type BcsReviewed } from '../domain/pet-analyses/bcs-review.ts';
 
 const profileFields = (profile: Partial<PetProfile>): Partial<PetDoc> => {
   const { breed_group, ...rest } = profile;
@@ -26,7 +27,8 @@ export const petsProjection = defineProjection({
   name: 'pets',
   collections: [Collections.pets, Collections.petMedia],
   // petanalysis-: analysis results (PetAnalysed) set the pet's analysis fields.
-  streamPrefixes: ['pet-', 'petanalysis-'],
+  // bcsreview-: a vet's corrected score (BcsReviewed) replaces the pet's score.
+  streamPrefixes: ['pet-', 'petanalysis-', 'bcsreview-'],
   async setup(store) {
     await store.collection(Collections.pets).createIndex('account_id');
     await store.collection(Collections.petMedia).createIndex('pet_id');
@@ -37,6 +39,17 @@ export const petsProjection = defineProjection({
       const pets = store.collection<PetDoc>(Collections.pets);
       const doc = await pets.get(analysed.pet_id);
       if (doc) await pets.upsert({ ...doc, ...petFieldsOf(analysed) }, recorded.position);
+      return;
+    }
+    if (recorded.type === 'BcsReviewRequested') return;
+    if (recorded.type === 'BcsReviewed') {
+      // Only while the reviewed score is still the pet's latest (a newer analysis wins).
+      const reviewed = recorded.data as unknown as BcsReviewed['data'];
+      const fields = bcsCorrectionFields(reviewed);
+      const pets = store.collection<PetDoc>(Collections.pets);
+      const doc = fields ? await pets.get(reviewed.pet_id) : null;
+      const newer = doc?.body_condition_score_timestamp != null && doc.body_condition_score_timestamp > reviewed.requested_at;
+      if (doc && fields && !newer) await pets.upsert({ ...doc, ...fields }, recorded.position);
       return;
     }
     const event = recorded as unknown as PetEvent;

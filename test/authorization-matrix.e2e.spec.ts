@@ -5,6 +5,7 @@ import { expectEnvelope } from './envelope.ts';
 import { ALL_FEATURES } from '../domain/accounts/features.ts';
 import type { RouteEntry } from '../http/route-table.ts';
 import { recordFigures } from './harness-figures.ts';
+import { newEventId } from '../infrastructure/ids.ts';
 
 /**
  * The authorization matrix (OWASP API1 broken object level authorization, API5 broken function
@@ -65,6 +66,20 @@ const RESOURCE_CREATORS: Record<string, Creator> = {
     id: await created(service, key, '/v1/webhooks', { url: 'http://127.0.0.1:9/matrix-hook', enabled_events: ['vote.created'] }),
   }),
   pets: async (service, key) => ({ petId: await created(service, key, '/v1/pets', { name: 'matrix pet' }) }),
+  // A vet review is opened by the scoring processor; here it is appended for a pet of the account (the route under test only reads it).
+  'body-condition-score': async (service, key) => {
+    const petId = await created(service, key, '/v1/pets', { name: 'matrix reviewed pet' });
+    const [registered] = await service.adapters.eventStore.readStream(`pet-${petId}`);
+    const accountId = String((registered.data as { account_id: string }).account_id);
+    const reviewId = `matrix${Math.random().toString(36).slice(2)}`;
+    const data = {
+      review_id: reviewId, analysis_id: reviewId, pet_id: petId, account_id: accountId, sub_id: null, external_owner_id: null, trigger: 'requested', note: null,
+      score: 5, confidence: 0.7, confidence_reason: 'matrix', condition_flags: ['ideal'], reasons: 'matrix', requested_at: new Date().toISOString(),
+    };
+    const metadata = { account_id: accountId, correlation_id: null, causation_id: null, request_id: null, actor: 'test', timestamp: new Date().toISOString(), schema_version: 1 };
+    await service.adapters.eventStore.append(`bcsreview-${reviewId}`, [{ id: newEventId(), type: 'BcsReviewRequested', data, metadata }], { expectedRevision: 'no_stream' });
+    return { reviewId };
+  },
 };
 
 /** Bodies for operations whose body the schema sampler cannot make valid, by `METHOD url`. */

@@ -10,6 +10,7 @@ import type { ImageLabelled, ImageUploaded, ImageValidated } from '../domain/ima
 import { imageWebhookResource, processedWebhookResource, labelledWebhookResource } from '../contracts/image-webhooks.ts';
 import { respiratoryRateResource } from '../contracts/respiratory-rate.ts';
 import { RESPIRATORY_RATE_CATEGORY, type RespiratoryRateCompleted } from '../domain/pet-analyses/respiratory-rate.ts';
+import { BCS_REVIEW_CATEGORY, bcsReviewViewOf, type BcsReviewEvent, type BcsReviewRequested } from '../domain/pet-analyses/bcs-review.ts';
 
 /**
  * Which domain event becomes which webhook event, in one table. A row names the domain event
@@ -71,6 +72,21 @@ export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
     webhookEvent: 'pet.respiratory_rate.completed',
     accountId: (event) => dataOf<RespiratoryRateCompleted>(event).account_id,
     resource: (event) => respiratoryRateResource(dataOf<RespiratoryRateCompleted>(event)),
+  },
+  // pet.bcs.*: the review (it carries the pet's sub_id and external_owner_id).
+  {
+    domainEvent: 'BcsReviewRequested',
+    topic: topicFor(BCS_REVIEW_CATEGORY),
+    webhookEvent: 'pet.bcs.review_requested',
+    accountId: (event) => dataOf<BcsReviewRequested>(event).account_id,
+    resource: (event) => bcsReviewViewOf(event as unknown as BcsReviewEvent),
+  },
+  {
+    domainEvent: 'BcsReviewed',
+    topic: topicFor(BCS_REVIEW_CATEGORY),
+    webhookEvent: 'pet.bcs.reviewed',
+    accountId: (event) => dataOf<BcsReviewRequested>(event).account_id,
+    resource: (event) => bcsReviewViewOf(event as unknown as BcsReviewEvent),
   },
 ];
 

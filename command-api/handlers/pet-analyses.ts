@@ -7,6 +7,7 @@ import {
   type PetAnalysisEvent,
   type PetAnalysisRequested,
 } from '../../domain/pet-analyses/analysis.ts';
+import { POSES_NEEDED, type BodyConditionRequestInputs } from '../../domain/pet-analyses/body-condition-analysis.ts';
 import { monthsBetween, petAgeMonthsAt } from '../../domain/pets/rules.ts';
 import { handleCommand, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/port.ts';
@@ -30,11 +31,17 @@ export const requestAnalysis = async (
   kind: AnalysisKind,
   context: CommandContext,
   waitMs = ANALYSIS_WAIT_MS,
-): Promise<{ outcome: AnalysisResult; position: bigint | null }> => {
+  /** Extra inputs of the body/muscle condition analyses (recorded weight, an explicit review). */
+  extra: Pick<BodyConditionRequestInputs, 'weight_kg' | 'review'> = {},
+): Promise<{ outcome: AnalysisResult; position: bigint | null; analysisId: string }> => {
   const { pet } = await loadOwnedPet(store, petId, accountId);
   const now = new Date().toISOString();
   const photos = [...pet.media.values()].filter((media) => media.kind === 'photo' && media.review_status !== 'rejected');
   if (photos.length === 0) throw new DomainError('pet_has_no_photos', 'this pet has no usable photos: add some with POST /v1/pets/{petId}/images first');
+  const poses = POSES_NEEDED[kind];
+  if (poses && !photos.some((photo) => photo.pose !== null && poses.includes(photo.pose))) {
+    throw new DomainError('pet_has_no_photos', `this analysis needs a usable photo in pose ${poses.join(', ')}: add one with POST /v1/pets/{petId}/images and poses`);
+  }
   const photoAges = photos
     .filter((photo) => photo.age_years !== null || photo.age_months !== null)
     .sort((a, b) => b.created_at.localeCompare(a.created_at))
@@ -52,6 +59,7 @@ export const requestAnalysis = async (
       photo_age_months: photoAges,
       photo_count: photos.length,
       country: pet.profile.country,
+      ...(poses ? { photos: photos.map((photo) => ({ media_id: photo.media_id, blob_key: photo.blob_key, pose: photo.pose })), sub_id: pet.profile.sub_id, ...extra } : {}),
     },
     requested_at: now,
   };
@@ -65,7 +73,7 @@ export const requestAnalysis = async (
       const typed = event as unknown as PetAnalysisEvent & { position: bigint };
       if (typed.type === 'PetAnalysed') {
         const { analysis_id: _a, pet_id: _p, account_id: _c, ...outcome } = typed.data;
-        return { outcome: outcome as AnalysisResult, position: typed.position };
+        return { outcome: outcome as AnalysisResult, position: typed.position, analysisId: request.analysis_id };
       }
       if (typed.type === 'PetAnalysisFailed') throw new DomainError('analysis_not_possible', typed.data.reason);
     }

@@ -11,6 +11,7 @@ import { quotaDecider } from '../quota/quota.ts';
 import { petDecider } from '../pets/decide.ts';
 import { petAnalysisDecider } from '../pet-analyses/analysis.ts';
 import { respiratoryRateDecider } from '../pet-analyses/respiratory-rate.ts';
+import { bcsReviewDecider } from '../pet-analyses/bcs-review.ts';
 
 /** What a point-in-time state needs of a decider: its own fold. */
 export type Fold = Pick<Decider<unknown, never, Event>, 'evolve' | 'initialState'>;
@@ -36,6 +37,7 @@ export const AGGREGATE_FOLDS: Readonly<Record<string, Fold>> = {
   pet: fold(petDecider),
   petanalysis: fold(petAnalysisDecider),
   respiratoryrate: fold(respiratoryRateDecider),
+  bcsreview: fold(bcsReviewDecider),
   ...Object.fromEntries(REFERENCE_KIND_LIST.map((kind) => [kind, fold(referenceDecider(kind))])),
 };
 

@@ -1,5 +1,6 @@
 import type { Decider, Event } from '../decider.ts';
 import { DomainError } from '../errors.ts';
+import type { BodyConditionOutput, BodyConditionRequestInputs, MuscleConditionOutput } from './body-condition-analysis.ts';
 
 /**
  * A photo/record analysis of a pet (weight estimate, age estimate, …) is a stream of its own,
@@ -10,7 +11,7 @@ import { DomainError } from '../errors.ts';
 export const petAnalysisStream = (analysisId: string): string => `petanalysis-${analysisId}`;
 export const PET_ANALYSIS_CATEGORY = 'petanalysis';
 
-export const ANALYSIS_KINDS = ['weight_estimate', 'age_estimate'] as const;
+export const ANALYSIS_KINDS = ['weight_estimate', 'age_estimate', 'body_condition', 'muscle_condition'] as const;
 export type AnalysisKind = (typeof ANALYSIS_KINDS)[number];
 
 export type AnalysisInputs = {
@@ -23,11 +24,15 @@ export type AnalysisInputs = {
   photo_age_months: number[];
   photo_count: number;
   country: string | null;
-};
+} & BodyConditionRequestInputs;
 
 export type WeightResult = { weight_kg: number; size_classification: string; reasons: string; generated_at: string };
 export type AgeResult = { age_months: number; reasons: string; plausible_range: string; life_stage: string; generated_at: string };
-export type AnalysisResult = { kind: 'weight_estimate'; result: WeightResult } | { kind: 'age_estimate'; result: AgeResult };
+export type AnalysisResult =
+  | { kind: 'weight_estimate'; result: WeightResult }
+  | { kind: 'age_estimate'; result: AgeResult }
+  | { kind: 'body_condition'; result: BodyConditionOutput }
+  | { kind: 'muscle_condition'; result: MuscleConditionOutput };
 
 export type PetAnalysisRequested = Event<
   'PetAnalysisRequested',
@@ -86,6 +91,18 @@ export const petFieldsOf = (analysed: PetAnalysed['data']): Record<string, unkno
         estimated_age_months: analysed.result.age_months,
         estimated_age_reasons: analysed.result.reasons,
         estimated_age_timestamp: analysed.result.generated_at,
+      };
+    case 'body_condition':
+      return {
+        body_condition_score: analysed.result.score,
+        body_condition_score_reasons: analysed.result.reasons,
+        body_condition_score_timestamp: analysed.result.generated_at,
+      };
+    case 'muscle_condition':
+      return {
+        muscle_wasting_risk: analysed.result.wasting_risk_flag,
+        muscle_condition_reasons: analysed.result.reasons,
+        muscle_condition_timestamp: analysed.result.generated_at,
       };
   }
 };

@@ -7,7 +7,7 @@ import {
   type AnalysisResult,
   type PetAnalysisRequested,
 } from '../../domain/pet-analyses/analysis.ts';
-import { changeOf, referenceStream } from '../../domain/reference-data/record.ts';
+import { breedRecord } from './breed-record.ts';
 import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
 import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/port.ts';
@@ -16,12 +16,7 @@ type Deps = { eventStore: EventStore; logger: Logger };
 
 /** The breed as its own stream has it now (latest published or revised record; null if none or withdrawn). */
 const breedData = async (store: EventStore, breedId: string): Promise<BreedData | null> => {
-  let record: Record<string, unknown> | null = null;
-  for (const event of await store.readStream(referenceStream('breed', breedId))) {
-    const change = changeOf(event.type);
-    if (change === 'withdrawn') record = null;
-    else if (change) record = (event.data as { record: Record<string, unknown> }).record;
-  }
+  const record = await breedRecord(store, breedId);
   if (!record) return null;
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
   return { id: breedId, name: String(record.name ?? breedId), species_id: String(record.species_id), weight_kg: text(record.weight_kg), life_span: text(record.life_span) };
@@ -39,6 +34,7 @@ export const estimatesProcessor = {
   async handle(event: RecordedEvent, deps: Deps): Promise<void> {
     if (event.type !== 'PetAnalysisRequested') return;
     const request = event.data as unknown as PetAnalysisRequested['data'];
+    if (request.kind !== 'weight_estimate' && request.kind !== 'age_estimate') return;
     const { inputs } = request;
     const breed = inputs.breed_id ? await breedData(deps.eventStore, inputs.breed_id) : null;
     const now = new Date().toISOString();

@@ -1,5 +1,6 @@
+import { bodyConditionProcessor } from './body-condition.ts';
 import { estimatesProcessor } from './estimates.ts';
 import { respiratoryRateProcessor } from './respiratory-rate.ts';
 
 /** The pet-analysis processors (each computes analyses from events and appends their results). */
-export const petAnalysisProcessors = [respiratoryRateProcessor, estimatesProcessor];
+export const petAnalysisProcessors = [respiratoryRateProcessor, estimatesProcessor, bodyConditionProcessor];
