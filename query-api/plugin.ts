@@ -23,6 +23,7 @@ import { uploadQuotaQueryRoutes } from './routes/upload-quota.ts';
 import { petQueryRoutes } from './routes/pets.ts';
 import { calculatorQueryRoutes } from './routes/calculators.ts';
 import { respiratoryRateQueryRoutes } from './routes/respiratory-rate.ts';
+import { petCareTipsQueryRoutes } from './routes/pet-care-tips.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   /** The audit routes (admin) read the log itself. */
@@ -68,4 +69,5 @@ export const queryApi =
     await app.register(petQueryRoutes(deps));
     await app.register(calculatorQueryRoutes(deps));
     await app.register(respiratoryRateQueryRoutes(deps));
+    await app.register(petCareTipsQueryRoutes(deps));
   };
