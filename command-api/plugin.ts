@@ -12,6 +12,7 @@ import { adminQuotaRoutes } from './routes/admin/quota.ts';
 import { petCommandRoutes } from './routes/pets.ts';
 import { respiratoryRateCommandRoutes } from './routes/respiratory-rate.ts';
 import { petAnalysisCommandRoutes } from './routes/pet-analyses.ts';
+import { petPortraitCommandRoutes } from './routes/pet-portrait.ts';
 
 /** Every write operation of the API (register under /v1). */
 export const commandApi =
@@ -29,4 +30,5 @@ export const commandApi =
     await app.register(petCommandRoutes(deps));
     await app.register(respiratoryRateCommandRoutes(deps));
     await app.register(petAnalysisCommandRoutes(deps));
+    await app.register(petPortraitCommandRoutes(deps));
   };

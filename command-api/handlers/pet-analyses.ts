@@ -6,6 +6,7 @@ import {
   type AnalysisResult,
   type PetAnalysisEvent,
   type PetAnalysisRequested,
+  type PortraitOptions,
 } from '../../domain/pet-analyses/analysis.ts';
 import { monthsBetween, petAgeMonthsAt } from '../../domain/pets/rules.ts';
 import { handleCommand, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
@@ -30,6 +31,8 @@ export const requestAnalysis = async (
   kind: AnalysisKind,
   context: CommandContext,
   waitMs = ANALYSIS_WAIT_MS,
+  /** What a portrait request asks for (kind `portrait`). */
+  portrait?: PortraitOptions,
 ): Promise<{ outcome: AnalysisResult; position: bigint | null }> => {
   const { pet } = await loadOwnedPet(store, petId, accountId);
   const now = new Date().toISOString();
@@ -54,6 +57,7 @@ export const requestAnalysis = async (
       country: pet.profile.country,
     },
     requested_at: now,
+    ...(portrait ? { portrait } : {}),
   };
   const stream = petAnalysisStream(request.analysis_id);
   await handleCommand(store, stream, petAnalysisDecider, { type: 'RequestAnalysis', request }, context, { newStream: true });
