@@ -9,7 +9,7 @@ import { parseRange } from '../../domain/pet-analyses/calories.ts';
 import { careTips, type CareTipInputs } from '../../domain/pet-analyses/care-tips.ts';
 import { climateOf, hemisphereOf, seasonOf } from '../../domain/pet-analyses/climate.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { petAgeMonthsAt } from '../../domain/pets/rules.ts';
+import { monthsBetween, petAgeMonthsAt } from '../../domain/pets/rules.ts';
 import { accountOf } from '../../http/auth.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
 
@@ -61,7 +61,13 @@ export const petCareTipsQueryRoutes =
         species_id: pet.species_id,
         breed: breedDoc ? { id: breedDoc.id, name: breedDoc.name, weight_kg: parseRange(breedDoc.resource.weight_kg) } : null,
         // Whole months: the tips read the age by month, so the signature changes once a month at most.
-        age_months: recordedAge !== null ? Math.floor(recordedAge) : pet.estimated_age_months,
+        age_months:
+          recordedAge !== null
+            ? Math.floor(recordedAge)
+            : pet.estimated_age_months !== null
+              ? // the estimate as it was then, carried forward to today
+                Math.floor(pet.estimated_age_months + (pet.estimated_age_timestamp ? monthsBetween(pet.estimated_age_timestamp, now) : 0))
+              : null,
         age_source: recordedAge !== null ? 'record' : pet.estimated_age_months !== null ? 'estimate' : null,
         body_condition_score: pet.body_condition_score,
         muscle_wasting_risk: pet.muscle_wasting_risk,
