@@ -13,6 +13,7 @@ import { petCommandRoutes } from './routes/pets.ts';
 import { respiratoryRateCommandRoutes } from './routes/respiratory-rate.ts';
 import { petAnalysisCommandRoutes } from './routes/pet-analyses.ts';
 import { bodyConditionCommandRoutes } from './routes/body-condition.ts';
+import { petPortraitCommandRoutes } from './routes/pet-portrait.ts';
 
 /** Every write operation of the API (register under /v1). */
 export const commandApi =
@@ -31,4 +32,5 @@ export const commandApi =
     await app.register(respiratoryRateCommandRoutes(deps));
     await app.register(petAnalysisCommandRoutes(deps));
     await app.register(bodyConditionCommandRoutes(deps));
+    await app.register(petPortraitCommandRoutes(deps));
   };

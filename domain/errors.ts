@@ -17,6 +17,7 @@ export const ErrorCodes = {
   image_polyglot: 400,
   pet_has_no_photos: 400,
   pet_has_no_video: 400,
+  image_not_of_pet: 400,
   unknown_feature: 400,
   webhook_url_not_allowed: 400,
   invalid_media: 400,

@@ -6,6 +6,7 @@ import { processors, startProcessors } from './index.ts';
 import { loadOpsConfig } from '../infrastructure/ops-config.ts';
 import { startProcessOps } from '../infrastructure/ops.ts';
 import { openVisionModels } from '../infrastructure/vision/index.ts';
+import { visionProviderFromEnv, withVisionProvider } from '../infrastructure/vision/hosted.ts';
 
 /** The processors on their own, consuming the bus in their consumer groups. */
 const config = loadConfig();
@@ -13,7 +14,7 @@ const logger = createLogger('processors', config.logLevel);
 const adapters = await openAdapters(config);
 const ops = await startProcessOps({ name: 'processors', ops: loadOpsConfig(), adapters });
 // The image models (infrastructure/vision): loaded on first use, in worker threads.
-const vision = openVisionModels();
+const vision = withVisionProvider(openVisionModels(), visionProviderFromEnv());
 const running = await startProcessors(adapters.bus, ops.eventStore, logger, processors, { blobs: adapters.blobs, readStore: adapters.readStore, vision }, {
   onFailure: (name) => ops.metrics.processorFailures.inc({ processor: name }),
 });

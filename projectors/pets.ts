@@ -16,7 +16,7 @@ const mediaDoc = (media: PetMedia, petId: string, accountId: string, position: b
   pet_id: petId,
   account_id: accountId,
   upload_error: false,
-  portrait_style_id: null,
+  portrait_style_id: media.portrait_style_id ?? null,
 });
 
 /**
@@ -89,6 +89,7 @@ export const petsProjection = defineProjection({
         }
         return;
       case 'PetVideoAdded':
+      case 'PetPortraitAdded':
         await media.upsert(mediaDoc(event.data.media, event.data.pet_id, event.data.account_id, recorded.position, 0), recorded.position);
         return;
       case 'PetMediaReviewed': {

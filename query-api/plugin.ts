@@ -24,6 +24,8 @@ import { petQueryRoutes } from './routes/pets.ts';
 import { calculatorQueryRoutes } from './routes/calculators.ts';
 import { respiratoryRateQueryRoutes } from './routes/respiratory-rate.ts';
 import { bodyConditionQueryRoutes } from './routes/body-condition.ts';
+import { petCareTipsQueryRoutes } from './routes/pet-care-tips.ts';
+import { petMediaFileRoutes } from './routes/pet-media-files.ts';
 
 export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   /** The audit routes (admin) read the log itself. */
@@ -70,4 +72,6 @@ export const queryApi =
     await app.register(calculatorQueryRoutes(deps));
     await app.register(respiratoryRateQueryRoutes(deps));
     await app.register(bodyConditionQueryRoutes(deps));
+    await app.register(petCareTipsQueryRoutes(deps));
+    await app.register(petMediaFileRoutes(deps));
   };

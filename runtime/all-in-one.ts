@@ -15,6 +15,7 @@ import { startRelay } from '../projectors/relay.ts';
 import { processors as allProcessors, startProcessors } from '../processors/index.ts';
 import type { VisionModels } from '../infrastructure/vision/port.ts';
 import { openVisionModels } from '../infrastructure/vision/index.ts';
+import { visionProviderFromEnv, withVisionProvider } from '../infrastructure/vision/hosted.ts';
 import { startDispatcher } from '../webhook-dispatcher/index.ts';
 import { READ_MODEL_PROJECTIONS, Collections } from '../contracts/read-models.ts';
 import { openAccount } from '../command-api/handlers/accounts.ts';
@@ -77,7 +78,8 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
   const imported = config.referenceDataImport ? await importReferenceDataOnStart(adapters, logger) : false;
   const projectors = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
   const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
-  const vision = options.vision ?? openVisionModels();
+  // VISION_PROVIDER_URL/_MODEL/_API_KEY: detection by a hosted model (infrastructure/vision/hosted.ts); unset, the built-in models.
+  const vision = options.vision ?? withVisionProvider(openVisionModels(), visionProviderFromEnv());
   const processors = await startProcessors(adapters.bus, ops.eventStore, logger, allProcessors, {
     blobs: adapters.blobs,
     readStore: adapters.readStore,

@@ -125,6 +125,12 @@ describe('every documented response matches the served OpenAPI document', () => 
     const image = await check('post', '/v1/images/upload', '/v1/images/upload', { body: { type: 'base64', image: png.toString('base64') }, status: 201 });
     await check('post', '/v1/images/{imageId}/public-requests', `/v1/images/${image.body.id}/public-requests`, { body: { request_message: 'for the gallery' }, status: 201 });
     const pet = await check('post', '/v1/pets', '/v1/pets', { body: { name: 'Conformance', breed_id: 'abys', age_years: 2, age_months: 3 }, status: 201 });
+    // A photo of the pet: care tips need one, and its file is served.
+    const photoForm = new FormData();
+    photoForm.append('images', new Blob([png], { type: 'image/png' }), 'pet.png');
+    const photos = await fetch(`${service.url}/v1/pets/${pet.body.id}/images`, { method: 'POST', headers: { 'x-api-key': key }, body: photoForm });
+    expect(photos.status).toBe(201);
+    const petPhotoId = ((await photos.json()) as { id: string }[])[0].id;
     const pathUrls: Record<string, string> = {
       '/v1/admin/streams/{stream}': `/v1/admin/streams/account-${accountId}`,
       '/v1/admin/streams/{stream}/state': `/v1/admin/streams/account-${accountId}/state`,
@@ -137,6 +143,9 @@ describe('every documented response matches the served OpenAPI document', () => 
       '/v1/pets/{petId}/respiratory-rate/{resultId}': `/v1/pets/${pet.body.id}/respiratory-rate/no-such-reading`,
       // A review needs a scored pet (test/body-condition.e2e.spec.ts); here its 404 is checked.
       '/v1/body-condition-score/reviews/{reviewId}': '/v1/body-condition-score/reviews/no-such-review',
+      '/v1/pets/{petId}/care-tips': `/v1/pets/${pet.body.id}/care-tips`,
+      '/v1/pets/{petId}/health-tips': `/v1/pets/${pet.body.id}/health-tips?include_sources=true`,
+      '/v1/pets/{petId}/images/{mediaId}/file': `/v1/pets/${pet.body.id}/images/${petPhotoId}/file`,
     };
     for (const path of paths) {
       if (pathUrls[path]) {

@@ -6,6 +6,7 @@ import {
   type AnalysisResult,
   type PetAnalysisEvent,
   type PetAnalysisRequested,
+  type PortraitOptions,
 } from '../../domain/pet-analyses/analysis.ts';
 import { POSES_NEEDED, type BodyConditionRequestInputs } from '../../domain/pet-analyses/body-condition-analysis.ts';
 import { monthsBetween, petAgeMonthsAt } from '../../domain/pets/rules.ts';
@@ -33,6 +34,8 @@ export const requestAnalysis = async (
   waitMs = ANALYSIS_WAIT_MS,
   /** Extra inputs of the body/muscle condition analyses (recorded weight, an explicit review). */
   extra: Pick<BodyConditionRequestInputs, 'weight_kg' | 'review'> = {},
+  /** What a portrait request asks for (kind `portrait`). */
+  portrait?: PortraitOptions,
 ): Promise<{ outcome: AnalysisResult; position: bigint | null; analysisId: string }> => {
   const { pet } = await loadOwnedPet(store, petId, accountId);
   const now = new Date().toISOString();
@@ -62,6 +65,7 @@ export const requestAnalysis = async (
       ...(poses ? { photos: photos.map((photo) => ({ media_id: photo.media_id, blob_key: photo.blob_key, pose: photo.pose })), sub_id: pet.profile.sub_id, ...extra } : {}),
     },
     requested_at: now,
+    ...(portrait ? { portrait } : {}),
   };
   const stream = petAnalysisStream(request.analysis_id);
   await handleCommand(store, stream, petAnalysisDecider, { type: 'RequestAnalysis', request }, context, { newStream: true });

@@ -11,7 +11,7 @@ import type { BodyConditionOutput, BodyConditionRequestInputs, MuscleConditionOu
 export const petAnalysisStream = (analysisId: string): string => `petanalysis-${analysisId}`;
 export const PET_ANALYSIS_CATEGORY = 'petanalysis';
 
-export const ANALYSIS_KINDS = ['weight_estimate', 'age_estimate', 'body_condition', 'muscle_condition'] as const;
+export const ANALYSIS_KINDS = ['weight_estimate', 'age_estimate', 'body_condition', 'muscle_condition', 'portrait'] as const;
 export type AnalysisKind = (typeof ANALYSIS_KINDS)[number];
 
 export type AnalysisInputs = {
@@ -28,15 +28,20 @@ export type AnalysisInputs = {
 
 export type WeightResult = { weight_kg: number; size_classification: string; reasons: string; generated_at: string };
 export type AgeResult = { age_months: number; reasons: string; plausible_range: string; life_stage: string; generated_at: string };
+/** A portrait: the media record it was stored as on the pet's stream (PetPortraitAdded). */
+export type PortraitResult = { media_id: string; style: string; source_image_id: string; reasons: string; generated_at: string };
+/** What a portrait request asks for (the route checked the photo belongs to the pet). */
+export type PortraitOptions = { style: string; image_id: string; model: string | null };
 export type AnalysisResult =
   | { kind: 'weight_estimate'; result: WeightResult }
   | { kind: 'age_estimate'; result: AgeResult }
   | { kind: 'body_condition'; result: BodyConditionOutput }
-  | { kind: 'muscle_condition'; result: MuscleConditionOutput };
+  | { kind: 'muscle_condition'; result: MuscleConditionOutput }
+  | { kind: 'portrait'; result: PortraitResult };
 
 export type PetAnalysisRequested = Event<
   'PetAnalysisRequested',
-  { analysis_id: string; kind: AnalysisKind; pet_id: string; account_id: string; inputs: AnalysisInputs; requested_at: string }
+  { analysis_id: string; kind: AnalysisKind; pet_id: string; account_id: string; inputs: AnalysisInputs; requested_at: string; portrait?: PortraitOptions }
 >;
 export type PetAnalysed = Event<'PetAnalysed', { analysis_id: string; pet_id: string; account_id: string } & AnalysisResult>;
 export type PetAnalysisFailed = Event<'PetAnalysisFailed', { analysis_id: string; kind: AnalysisKind; pet_id: string; reason: string; failed_at: string }>;
@@ -104,5 +109,8 @@ export const petFieldsOf = (analysed: PetAnalysed['data']): Record<string, unkno
         muscle_condition_reasons: analysed.result.reasons,
         muscle_condition_timestamp: analysed.result.generated_at,
       };
+    case 'portrait':
+      // A portrait is a media record on the pet's own stream, not a field of the pet.
+      return {};
   }
 };

@@ -5,7 +5,8 @@
  * 2. The breathing region: the pixels that move most — those whose temporal standard deviation
  *    is above the noise floor, the strongest `regionPixels` of them.
  * 3. Their power spectra (Hann window, DFT evaluated on a fine grid inside the species' band)
- *    are summed. Summing powers rather than brightness keeps pixels on opposite edges of a moving
+ *    are summed (computed as the cosine transform of their summed autocorrelation, which is the
+ *    same sum at O(n) per frequency). Summing powers rather than brightness keeps pixels on opposite edges of a moving
  *    chest, which brighten and darken in antiphase, from cancelling each other.
  * 4. The dominant frequency is the peak of that sum, refined on a finer grid and by a parabola
  *    through the three points around it. A still video, a peak no stronger than the rest of the
@@ -49,22 +50,30 @@ const movingPixels = ({ width, height, frames }: Frames): { series: Float64Array
   const tMean = (n - 1) / 2;
   let tVar = 0;
   for (let t = 0; t < n; t++) tVar += (t - tMean) ** 2;
+  // One pass over the frames in memory order: per pixel Σx, Σ(t − t̄)x and Σx² (exact in doubles:
+  // integers below 2^53). The residual of the linear fit then follows without a second pass:
+  // Σ residual² = Σx² − n·mean² − slope²·Σ(t − t̄)².
+  const sums = new Float64Array(pixels);
+  const covs = new Float64Array(pixels);
+  const squaresSum = new Float64Array(pixels);
+  for (let t = 0; t < n; t++) {
+    const frame = frames[t];
+    const dt = t - tMean;
+    for (let p = 0; p < pixels; p++) {
+      const x = frame[p];
+      sums[p] += x;
+      covs[p] += dt * x;
+      squaresSum[p] += x * x;
+    }
+  }
   const stds = new Float64Array(pixels);
   const means = new Float64Array(pixels);
   const slopes = new Float64Array(pixels);
   let maxStd = 0;
   for (let p = 0; p < pixels; p++) {
-    let sum = 0;
-    let cov = 0;
-    for (let t = 0; t < n; t++) sum += frames[t][p];
-    const mean = sum / n;
-    for (let t = 0; t < n; t++) cov += (t - tMean) * (frames[t][p] - mean);
-    const slope = cov / tVar;
-    let squares = 0;
-    for (let t = 0; t < n; t++) {
-      const residual = frames[t][p] - mean - slope * (t - tMean);
-      squares += residual * residual;
-    }
+    const mean = sums[p] / n;
+    const slope = covs[p] / tVar;
+    const squares = Math.max(0, squaresSum[p] - n * mean * mean - slope * slope * tVar);
     const std = Math.sqrt(squares / n);
     stds[p] = std;
     means[p] = mean;
@@ -85,27 +94,30 @@ const movingPixels = ({ width, height, frames }: Frames): { series: Float64Array
   return { series, maxStd };
 };
 
-/** Summed power of every series at `perMinute` (a DFT term at an arbitrary frequency). */
-const powerAt = (series: Float64Array[], fps: number, perMinute: number): number => {
+/**
+ * The summed autocorrelation of the series, R(τ) = Σ_p Σ_t x_p(t)·x_p(t+τ). The summed power
+ * spectrum is its cosine transform — Σ_p |X_p(f)|² = R(0) + 2 Σ_τ R(τ)·cos(ωτ) for real series —
+ * so every frequency then costs O(n) instead of O(pixels × n): the same sum, computed once.
+ */
+const summedAutocorrelation = (series: Float64Array[]): Float64Array => {
   const n = series[0].length;
-  const omega = (2 * Math.PI * perMinute) / 60 / fps;
-  const cos = new Float64Array(n);
-  const sin = new Float64Array(n);
-  for (let t = 0; t < n; t++) {
-    cos[t] = Math.cos(omega * t);
-    sin[t] = Math.sin(omega * t);
-  }
-  let total = 0;
+  const r = new Float64Array(n);
   for (const values of series) {
-    let re = 0;
-    let im = 0;
-    for (let t = 0; t < n; t++) {
-      re += values[t] * cos[t];
-      im += values[t] * sin[t];
+    for (let lag = 0; lag < n; lag++) {
+      let sum = 0;
+      for (let t = 0; t + lag < n; t++) sum += values[t] * values[t + lag];
+      r[lag] += sum;
     }
-    total += re * re + im * im;
   }
-  return total;
+  return r;
+};
+
+/** Summed power of every series at `perMinute` (a DFT term at an arbitrary frequency), from their summed autocorrelation. */
+const powerAt = (autocorrelation: Float64Array, fps: number, perMinute: number): number => {
+  const omega = (2 * Math.PI * perMinute) / 60 / fps;
+  let total = autocorrelation[0];
+  for (let lag = 1; lag < autocorrelation.length; lag++) total += 2 * autocorrelation[lag] * Math.cos(omega * lag);
+  return Math.max(0, total);
 };
 
 export const analyseBreathing = (input: Frames, band: BreathingBand): BreathingResult => {
@@ -114,6 +126,7 @@ export const analyseBreathing = (input: Frames, band: BreathingBand): BreathingR
     return { ok: false, reason: `the video gives ${round1(seconds)} s of frames; at least ${BreathingLimits.minSeconds} s are needed to count breaths` };
   }
   const { series, maxStd } = movingPixels(input);
+  const autocorrelation = series.length > 0 ? summedAutocorrelation(series) : new Float64Array(0);
   if (series.length === 0) {
     return {
       ok: false,
@@ -121,7 +134,7 @@ export const analyseBreathing = (input: Frames, band: BreathingBand): BreathingR
     };
   }
   const coarse: { f: number; power: number }[] = [];
-  for (let f = band.low; f <= band.high + 1e-9; f += BreathingLimits.coarseStepPerMin) coarse.push({ f, power: powerAt(series, input.fps, f) });
+  for (let f = band.low; f <= band.high + 1e-9; f += BreathingLimits.coarseStepPerMin) coarse.push({ f, power: powerAt(autocorrelation, input.fps, f) });
   let best = 0;
   for (let i = 1; i < coarse.length; i++) if (coarse[i].power > coarse[best].power) best = i;
   const sorted = coarse.map((point) => point.power).sort((a, b) => a - b);
@@ -138,7 +151,7 @@ export const analyseBreathing = (input: Frames, band: BreathingBand): BreathingR
   const nyquist = (input.fps / 2) * 60;
   for (let f = Math.max(1, band.low / 2); f < nyquist - 1; f += f < band.high ? BreathingLimits.coarseStepPerMin * 2 : 1) {
     if (f >= band.low && f <= band.high) continue;
-    if (powerAt(series, input.fps, f) > coarse[best].power) {
+    if (powerAt(autocorrelation, input.fps, f) > coarse[best].power) {
       return {
         ok: false,
         reason: `the strongest rhythm (about ${Math.round(f)}/min) lies outside the plausible band of ${band.low}–${band.high} breaths/min, so the motion is not resting breathing`,
@@ -157,11 +170,11 @@ export const analyseBreathing = (input: Frames, band: BreathingBand): BreathingR
   let fineBest = { f: coarse[best].f, power: coarse[best].power };
   const step = BreathingLimits.fineStepPerMin;
   for (let f = from; f <= to + 1e-9; f += step) {
-    const power = powerAt(series, input.fps, f);
+    const power = powerAt(autocorrelation, input.fps, f);
     if (power > fineBest.power) fineBest = { f, power };
   }
-  const left = powerAt(series, input.fps, fineBest.f - step);
-  const right = powerAt(series, input.fps, fineBest.f + step);
+  const left = powerAt(autocorrelation, input.fps, fineBest.f - step);
+  const right = powerAt(autocorrelation, input.fps, fineBest.f + step);
   const denominator = left - 2 * fineBest.power + right;
   const offset = denominator < 0 ? (0.5 * (left - right)) / denominator : 0;
   const rate = fineBest.f + Math.max(-1, Math.min(1, offset)) * step;

@@ -43,6 +43,8 @@ export type PetCommand =
   /** New photos (ids drawn by the caller). Identical bytes already on the pet resolve to the existing record. */
   | { type: 'AddPhotos'; account_id: string; photos: PetMedia[]; now: string }
   | { type: 'AddVideo'; account_id: string; video: PetMedia; now: string }
+  /** A generated portrait (id drawn from its analysis): recorded once; nothing for a pet removed meanwhile. */
+  | { type: 'AddPortrait'; portrait: PetMedia; now: string }
   | { type: 'ReviewMedia'; media_id: string; review_status: Exclude<ReviewStatus, 'pending'>; reasons: string[]; now: string };
 
 /** The owner's live pet, or the error a request about it gets. */
@@ -198,6 +200,10 @@ export const decidePet = (command: PetCommand, state: PetState): PetEvent[] => {
       const pet = ownedPet(state, command.account_id);
       if (pet.byHash.has(`video:${command.video.content_hash}`)) return [];
       return [{ type: 'PetVideoAdded', data: { pet_id: pet.petId, account_id: pet.accountId, media: command.video, added_at: command.now } }];
+    }
+    case 'AddPortrait': {
+      if (state.status !== 'active' || state.media.has(command.portrait.media_id)) return [];
+      return [{ type: 'PetPortraitAdded', data: { pet_id: state.petId, account_id: state.accountId, media: command.portrait, added_at: command.now } }];
     }
     case 'ReviewMedia': {
       if (state.status !== 'active') return [];

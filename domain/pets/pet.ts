@@ -73,6 +73,8 @@ export type PetMedia = {
   container: string | null;
   review_status: ReviewStatus;
   created_at: string;
+  /** Generated portraits: the style they were drawn in. */
+  portrait_style_id?: string | null;
 };
 
 export type PetRegistered = Event<'PetRegistered', { pet_id: string; account_id: string; profile: PetProfile; registered_at: string }>;
@@ -87,7 +89,10 @@ export type PetMediaReviewed = Event<
   { pet_id: string; media_id: string; review_status: Exclude<ReviewStatus, 'pending'>; reasons: string[]; reviewed_at: string }
 >;
 
-export type PetEvent = PetRegistered | PetUpdated | PetRemoved | PetPhotosAdded | PetVideoAdded | PetMediaReviewed;
+/** A portrait generated from one of the pet's photos (appended by the portrait processor). */
+export type PetPortraitAdded = Event<'PetPortraitAdded', { pet_id: string; account_id: string; media: PetMedia; added_at: string }>;
+
+export type PetEvent = PetRegistered | PetUpdated | PetRemoved | PetPhotosAdded | PetVideoAdded | PetMediaReviewed | PetPortraitAdded;
 
 export type PetState =
   | { status: 'none' }
@@ -126,7 +131,8 @@ export const evolvePet = (state: PetState, event: PetEvent): PetState => {
     case 'PetRemoved':
       return state.status === 'none' ? state : { ...state, status: 'removed' };
     case 'PetPhotosAdded':
-    case 'PetVideoAdded': {
+    case 'PetVideoAdded':
+    case 'PetPortraitAdded': {
       if (state.status === 'none') return state;
       const added = event.type === 'PetPhotosAdded' ? event.data.media : [event.data.media];
       const media = new Map(state.media);

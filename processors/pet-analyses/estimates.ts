@@ -34,7 +34,7 @@ export const estimatesProcessor = {
   async handle(event: RecordedEvent, deps: Deps): Promise<void> {
     if (event.type !== 'PetAnalysisRequested') return;
     const request = event.data as unknown as PetAnalysisRequested['data'];
-    if (request.kind !== 'weight_estimate' && request.kind !== 'age_estimate') return;
+    if (request.kind !== 'weight_estimate' && request.kind !== 'age_estimate') return; // other kinds have processors of their own
     const { inputs } = request;
     const breed = inputs.breed_id ? await breedData(deps.eventStore, inputs.breed_id) : null;
     const now = new Date().toISOString();
