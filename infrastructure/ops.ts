@@ -5,6 +5,7 @@ import { createMetrics, instrumentEventStore, type Metrics } from './metrics/met
 import { checkpointLags } from './metrics/lag.ts';
 import { startMetricsServer, type Readiness } from './metrics/server.ts';
 import type { OpsConfig } from './ops-config.ts';
+import { mongoCommandCounts, monitorsMongoCommands } from './mongo-client.ts';
 
 export type ProcessOps = {
   metrics: Metrics;
@@ -66,6 +67,11 @@ export const startProcessOps = async (options: {
     });
     metrics.gauge('processor_queue_depth', 'Messages waiting for a processor of this process', ['processor'], async (set) => {
       for (const entry of await lag()) if (entry.group.startsWith('processor.')) set({ processor: entry.group.slice('processor.'.length) }, entry.messages);
+    });
+  }
+  if (monitorsMongoCommands()) {
+    metrics.gauge('mongo_commands', 'Commands sent to MongoDB so far (round trips), by command and collection (MONGO_MONITOR_COMMANDS=true)', ['command', 'collection'], async (set) => {
+      for (const entry of mongoCommandCounts.values()) set({ command: entry.command, collection: entry.collection }, entry.count);
     });
   }
   const gauges = options.readModelGauges;

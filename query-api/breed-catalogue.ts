@@ -136,6 +136,9 @@ const answer = (selected: CatalogueEntry[], paging: BreedPaging): BreedListAnswe
   };
 };
 
+/** See breedCatalogue: how long a snapshot is served without a checkpoint lookup. */
+export const SNAPSHOT_RECHECK_MS = 100;
+
 /**
  * The breeds read model held ready for serving: sorted by name (case-insensitive, then id), with
  * the resource of every language built and serialised, and refreshed whenever the breeds
@@ -144,10 +147,23 @@ const answer = (selected: CatalogueEntry[], paging: BreedPaging): BreedListAnswe
  * sorting, copying or per-request serialisation. A page asked for again (the same filters, order,
  * page, limit and language) is answered with the bytes built the first time, until the snapshot
  * is replaced; random pages are drawn anew each time.
+ *
+ * Whether the projection moved costs a checkpoint lookup, a round trip on a shared read store. So
+ * where the store knows a checkpoint without asking (`knownCheckpoint`: the highest this process
+ * has seen) a snapshot is served without a lookup for up to SNAPSHOT_RECHECK_MS after the last
+ * one, unless the known checkpoint is already past it. Read-your-writes still holds: the query
+ * API's hook waits for the breeds checkpoint to pass the account's last write before the handler
+ * runs, which makes that position known here, so the snapshot is replaced first. Where this
+ * process runs the projections (all-in-one) their own checkpoint writes are known at once; a
+ * separate query process sees another account's change within SNAPSHOT_RECHECK_MS.
  */
-export const breedCatalogue = (readStore: ReadStore) => {
+export const breedCatalogue = (readStore: ReadStore, options: { recheckMs?: number; now?: () => number } = {}) => {
+  const recheckMs = options.recheckMs ?? SNAPSHOT_RECHECK_MS;
+  const now = options.now ?? Date.now;
   type Snapshot = {
     position: bigint | null;
+    /** When the store last confirmed `position` (a getCheckpoint that answered it). */
+    checkedAt: number;
     entries: CatalogueEntry[];
     byId: Map<string, CatalogueEntry>;
     answers: LRUCache<string, BreedListAnswer>;
@@ -155,15 +171,28 @@ export const breedCatalogue = (readStore: ReadStore) => {
   let cached: Snapshot | null = null;
   let loading: Promise<Snapshot> | null = null;
 
+  /** The snapshot may be served without asking the store (see above). */
+  const stillCurrent = (snapshot: Snapshot): boolean => {
+    const known = readStore.knownCheckpoint?.(REFERENCE_PROJECTIONS.breeds);
+    if (known === undefined || now() - snapshot.checkedAt >= recheckMs) return false;
+    return known === null || (snapshot.position !== null && known <= snapshot.position);
+  };
+
   const load = async (): Promise<Snapshot> => {
+    if (cached && stillCurrent(cached)) return cached;
+    const checkedAt = now();
     const position = await readStore.getCheckpoint(REFERENCE_PROJECTIONS.breeds);
-    if (cached && cached.position === position) return cached;
+    if (cached && cached.position === position) {
+      cached.checkedAt = Math.max(cached.checkedAt, checkedAt);
+      return cached;
+    }
     loading ??= (async () => {
       try {
         const docs = await readStore.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds).find({}, { sort: { name_lc: 1, _id: 1 } });
         const entries = docs.map(toEntry);
         const snapshot: Snapshot = {
           position,
+          checkedAt,
           entries,
           byId: new Map(entries.map((entry) => [entry.doc.id, entry])),
           answers: new LRUCache({

@@ -105,3 +105,75 @@ describe('breed catalogue pages', () => {
     expect(german.etag).not.toBe((await catalogue.page(all, { ...byName, limit: 3, lang: 'en' })).etag);
   });
 });
+
+describe('breed catalogue on a store that knows its checkpoints without asking', () => {
+  /** The embedded store with a counted getCheckpoint and a knownCheckpoint, like the MongoDB adapter's. */
+  const counting = () => {
+    const store = embeddedReadStore();
+    const known = new Map<string, bigint>();
+    let lookups = 0;
+    const wrapped = {
+      ...store,
+      collection: store.collection.bind(store),
+      async getCheckpoint(name: string) {
+        lookups++;
+        const position = await store.getCheckpoint(name);
+        if (position !== null) known.set(name, position);
+        return position;
+      },
+      knownCheckpoint: (name: string) => known.get(name) ?? null,
+      async setCheckpoint(name: string, position: bigint) {
+        await store.setCheckpoint(name, position);
+        known.set(name, position);
+      },
+    };
+    return { store: wrapped, inner: store, lookups: () => lookups };
+  };
+
+  it('serves a snapshot without a lookup within the recheck interval, and asks again after it', async () => {
+    const { store, lookups } = counting();
+    await store.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds).upsert(breed('a', 'Akita'), 1n);
+    await store.setCheckpoint(REFERENCE_PROJECTIONS.breeds, 1n);
+    let now = 1_000;
+    const catalogue = breedCatalogue(store, { recheckMs: 100, now: () => now });
+    await catalogue.page(all, byName);
+    expect(lookups()).toBe(1);
+    now += 99;
+    for (let i = 0; i < 5; i++) await catalogue.page(all, byName);
+    expect(lookups()).toBe(1);
+    now += 1;
+    await catalogue.page(all, byName);
+    expect(lookups()).toBe(2);
+  });
+
+  it('replaces the snapshot at once when the process knows the projection moved (read-your-writes)', async () => {
+    const { store, lookups } = counting();
+    const breeds = store.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds);
+    await breeds.upsert(breed('a', 'Akita'), 1n);
+    await store.setCheckpoint(REFERENCE_PROJECTIONS.breeds, 1n);
+    const now = 1_000;
+    const catalogue = breedCatalogue(store, { recheckMs: 60_000, now: () => now });
+    expect(names((await catalogue.page(all, byName)).body)).toEqual(['Akita']);
+
+    await breeds.upsert(breed('b', 'Basenji'), 2n);
+    await store.setCheckpoint(REFERENCE_PROJECTIONS.breeds, 2n);
+    expect(names((await catalogue.page(all, byName)).body)).toEqual(['Akita', 'Basenji']);
+    expect(lookups()).toBe(2);
+  });
+
+  it('sees a change it was not told about once the interval has passed', async () => {
+    const { store, inner } = counting();
+    const breeds = store.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds);
+    await breeds.upsert(breed('a', 'Akita'), 1n);
+    await store.setCheckpoint(REFERENCE_PROJECTIONS.breeds, 1n);
+    let now = 1_000;
+    const catalogue = breedCatalogue(store, { recheckMs: 100, now: () => now });
+    await catalogue.page(all, byName);
+    // Another process's projection moved the checkpoint: this one has not seen it.
+    await breeds.upsert(breed('b', 'Basenji'), 2n);
+    await inner.setCheckpoint(REFERENCE_PROJECTIONS.breeds, 2n);
+    expect(names((await catalogue.page(all, byName)).body)).toEqual(['Akita']);
+    now += 100;
+    expect(names((await catalogue.page(all, byName)).body)).toEqual(['Akita', 'Basenji']);
+  });
+});

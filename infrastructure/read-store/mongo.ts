@@ -52,6 +52,13 @@ const onlyGuardedMisses = (error: unknown): boolean =>
  * good. On FerretDB a bulk write therefore reads the stored positions of all its ids with one
  * `$in` find (one scan), inserts the new documents in one insertMany, and replaces the others by
  * bare _id (FerretDB's own guarded update is a read-then-write as well) in small bulks, few at a time.
+ *
+ * The PostgreSQL backend has the same shape of problem: for each statement of an update command
+ * FerretDB v1.24 opens a query that keeps one pooled PostgreSQL connection until the whole command
+ * ends (msg_update.go defers each statement's close to the end of the command) and takes one more
+ * for the statement's write. So the update statements in flight at once, FERRET_CHUNK ×
+ * FERRET_COMMANDS_IN_FLIGHT per process (checkpoints included), must stay well below FerretDB's
+ * pool (scripts/dev-servers/ferretdb.sh sizes it, FERRETDB_POSTGRESQL_POOL), or it waits for ever.
  */
 type Server = { ferret: boolean; slot: <R>(work: () => Promise<R>) => Promise<R> };
 
@@ -318,7 +325,7 @@ type Waiter = { names: readonly string[]; position: bigint; deadline: number; af
  * setCheckpoint calls made in the same turn (the runner stores every projection's at once) are
  * written in one unordered bulk write; each caller's promise settles with it.
  */
-const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, pollIntervalMs: number) => {
+const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, pollIntervalMs: number, server: Server) => {
   const seen = new Map<string, bigint>();
   const waiters = new Set<Waiter>();
   let polls = 0;
@@ -396,7 +403,10 @@ const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, po
         const write = { updateOne: { filter, update: { $set: { position: toLong(position) } }, upsert: true } };
         return { id: name, position, guarded: write, bare: write, insert: write };
       });
-      await writeGuarded(checkpoints as unknown as MongoCollectionHandle<StoredDoc>, 'position', writes);
+      const collection = checkpoints as unknown as MongoCollectionHandle<StoredDoc>;
+      // FerretDB: in chunks and within the command limit like every other update (see Server).
+      if (server.ferret) await Promise.all(chunked(writes, FERRET_CHUNK).map((chunk) => server.slot(() => writeGuarded(collection, 'position', chunk))));
+      else await writeGuarded(collection, 'position', writes);
     } catch (error) {
       for (const settle of batch.settle) settle(error);
       return;
@@ -419,6 +429,8 @@ const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, po
   return {
     set,
     wait,
+    note,
+    known: (name: string): bigint | null => seen.get(name) ?? null,
     /** Dropped checkpoints start again from nothing. */
     forget: (names: readonly string[]) => {
       for (const name of names) {
@@ -442,17 +454,21 @@ export const mongoReadStore = async (url: string, options: MongoReadStoreOptions
   const db = client.db(options.dbName ?? (new URL(url).pathname.slice(1) || 'animal_data'));
   const server: Server = { ferret: await isFerret(db), slot: limiter(FERRET_COMMANDS_IN_FLIGHT) };
   const checkpoints = db.collection<CheckpointDoc>('_checkpoints');
-  const watcher = checkpointWatcher(checkpoints, options.pollIntervalMs ?? 10);
+  const watcher = checkpointWatcher(checkpoints, options.pollIntervalMs ?? 10, server);
   // Read on every request by caches of reference data (the breed catalogue): concurrent reads of
   // one checkpoint share a lookup that started after they asked (see coalesce.ts).
   const getCheckpoint = freshReads(async (name: string) => {
     const doc = await checkpoints.findOne({ _id: name });
-    return doc ? fromLong(doc.position) : null;
+    if (!doc) return null;
+    const position = fromLong(doc.position);
+    watcher.note(name, position);
+    return position;
   });
 
   return {
     collection: <T extends Doc>(name: string) => new MongoCollection<T>(db, name, server),
     getCheckpoint,
+    knownCheckpoint: watcher.known,
     setCheckpoint: watcher.set,
     waitForCheckpoints: watcher.wait,
     async drop(collections, names) {

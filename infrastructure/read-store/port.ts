@@ -52,6 +52,12 @@ export interface Collection<T extends Doc = Doc> {
 export interface ReadStore {
   collection<T extends Doc = Doc>(name: string): Collection<T>;
   getCheckpoint(name: string): Promise<bigint | null>;
+  /**
+   * Without a round trip: the highest value of the checkpoint this process has seen so far (its own
+   * setCheckpoint, a wait's poll, a getCheckpoint), null if none. A lower bound of the stored value,
+   * which only grows. Adapters whose getCheckpoint is itself a memory read leave it out.
+   */
+  knownCheckpoint?(name: string): bigint | null;
   /** Stores a checkpoint after (or together with) the writes that led to it. */
   setCheckpoint(name: string, position: bigint): Promise<void>;
   /** Resolves true once every named checkpoint is at or past `position`, false after the timeout. */

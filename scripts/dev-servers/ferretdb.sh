@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# FerretDB (MongoDB wire protocol) with the embedded SQLite backend, on
-# loopback, for integration tests and CI. Built from the Go module proxy via
-# the wrapper module in ferretdb/ (go.mod + go.sum pin every dependency).
+# FerretDB (MongoDB wire protocol) on loopback, for integration tests, CI and
+# the production bench. Built from the Go module proxy via the wrapper module in
+# ferretdb/ (go.mod + go.sum pin every dependency). Two storage backends:
+#   postgresql (default): a PostgreSQL cluster of its own, run by postgresql.sh
+#                         (Debian's postgresql package), started and stopped with it;
+#   sqlite:               SQLite files under $DEV_SERVERS_HOME/ferretdb/data.
 #
 #   scripts/dev-servers/ferretdb.sh install|start|stop|restart|status|reset|logs
 #
 # Env: DEV_SERVERS_HOME (default <repo>/.dev-servers), FERRETDB_PORT (27018),
+#      FERRETDB_BACKEND (postgresql | sqlite), FERRETDB_POSTGRESQL_POOL (150:
+#      connections FerretDB may open to PostgreSQL; see below),
 #      FERRETDB_START_TIMEOUT (60), FERRETDB_LOG_LEVEL (info),
-#      FERRETDB_DEBUG_ADDR (- = disabled; e.g. 127.0.0.1:8089 for /metrics).
+#      FERRETDB_DEBUG_ADDR (- = disabled; e.g. 127.0.0.1:8089 for /metrics),
+#      and postgresql.sh's (POSTGRESQL_PORT, 25432, ...).
 # `start` and `status` print MONGO_URL=mongodb://127.0.0.1:<port>/ on stdout.
 set -euo pipefail
 
@@ -20,6 +26,17 @@ FERRETDB_PORT="${FERRETDB_PORT:-27018}"
 FERRETDB_START_TIMEOUT="${FERRETDB_START_TIMEOUT:-60}"
 FERRETDB_LOG_LEVEL="${FERRETDB_LOG_LEVEL:-info}"
 FERRETDB_DEBUG_ADDR="${FERRETDB_DEBUG_ADDR:--}"
+FERRETDB_BACKEND="${FERRETDB_BACKEND:-postgresql}"
+# FerretDB v1.24 holds one pooled PostgreSQL connection per statement of an update command until
+# the command ends, plus one for the statement's write: a pool smaller than the update statements
+# in flight waits for ever (pgx's default pool is max(4, CPUs)). The read-store adapter keeps
+# them to 64 per process (infrastructure/read-store/mongo.ts); PostgreSQL allows 200 connections.
+FERRETDB_POSTGRESQL_POOL="${FERRETDB_POSTGRESQL_POOL:-150}"
+case "$FERRETDB_BACKEND" in
+  postgresql | sqlite) ;;
+  *) die "FERRETDB_BACKEND must be postgresql or sqlite, not '$FERRETDB_BACKEND'" ;;
+esac
+PG_SCRIPT="$DEV_SERVERS_DIR/postgresql.sh"
 
 SRC_DIR="$DEV_SERVERS_DIR/ferretdb"
 FHOME="$DEV_SERVERS_HOME/ferretdb"
@@ -32,7 +49,7 @@ LOG_DIR="$FHOME/logs"
 PID_FILE="$FHOME/ferretdb.pid"
 OUT_FILE="$LOG_DIR/ferretdb.log"
 STAMP="$FHOME/bin/.stamp"
-PID_PATTERN="$BIN --handler=sqlite"
+PID_PATTERN="$BIN --handler="
 FERRETDB_MODULE="github.com/FerretDB/FerretDB"
 
 mongo_url() { printf 'mongodb://%s:%s/' "$FERRETDB_HOST" "$FERRETDB_PORT"; }
@@ -121,29 +138,52 @@ probe() {
 
 print_env() { printf 'MONGO_URL=%s\n' "$(mongo_url)"; }
 
+# The backend of the running FerretDB (from its command line), or nothing.
+running_backend() {
+  local pid=$1
+  tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | sed -n 's/^--handler=//p' | head -n 1
+}
+
 do_start() {
-  local pid
+  local pid running
   if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
-    if probe 5; then
-      log "already running (pid $pid)"
+    running="$(running_backend "$pid")"
+    if [[ -n $running && $running != "$FERRETDB_BACKEND" ]]; then
+      die "FerretDB is running with the $running backend (pid $pid), $FERRETDB_BACKEND was asked for: run '$0 stop' first (or set FERRETDB_BACKEND=$running)"
+    fi
+    if [[ $FERRETDB_BACKEND == postgresql ]] && ! bash "$PG_SCRIPT" status >/dev/null 2>&1; then
+      log "pid $pid is alive but its PostgreSQL is not answering; restarting both"
+    elif probe 5; then
+      log "already running (pid $pid, $FERRETDB_BACKEND backend)"
       is_installed || log "note: the installed build is out of date; '$0 restart' to pick up the change"
       print_env
       return 0
+    else
+      log "pid $pid is alive but not answering; restarting it"
     fi
-    log "pid $pid is alive but not answering; restarting it"
     stop_pid "$PID_FILE" "$PID_PATTERN" 20
   fi
   do_install
   port_open "$FERRETDB_HOST" "$FERRETDB_PORT" &&
     die "port $FERRETDB_HOST:$FERRETDB_PORT is already in use by another process (set FERRETDB_PORT)"
 
-  mkdir -p "$DATA_DIR" "$STATE_DIR" "$LOG_DIR"
-  local t0 deadline
+  local t0 deadline backend_args pg_env
+  if [[ $FERRETDB_BACKEND == postgresql ]]; then
+    # Idempotent: starts the cluster (and initdb's it the first time) or finds it running.
+    pg_env="$(bash "$PG_SCRIPT" start)" || die "PostgreSQL did not start (see '$PG_SCRIPT logs')"
+    pg_env="${pg_env##*POSTGRESQL_URL=}"
+    [[ $pg_env == postgres://* ]] || die "postgresql.sh start printed no POSTGRESQL_URL"
+    backend_args=(--handler=postgresql --postgresql-url="$pg_env?pool_max_conns=$FERRETDB_POSTGRESQL_POOL")
+  else
+    mkdir -p "$DATA_DIR"
+    backend_args=(--handler=sqlite --sqlite-url="file:$DATA_DIR/")
+  fi
+  mkdir -p "$STATE_DIR" "$LOG_DIR"
   t0=$(now_s)
-  log "starting FerretDB $(ferretdb_version) (sqlite in $DATA_DIR) on $(mongo_url), log $OUT_FILE"
+  log "starting FerretDB $(ferretdb_version) (${backend_args[1]#--}) on $(mongo_url), log $OUT_FILE"
   spawn_bg "$PID_FILE" "$OUT_FILE" \
     env FERRETDB_TELEMETRY=disable DO_NOT_TRACK=1 \
-    "$BIN" --handler=sqlite --sqlite-url="file:$DATA_DIR/" \
+    "$BIN" "${backend_args[@]}" \
     --listen-addr="$FERRETDB_HOST:$FERRETDB_PORT" \
     --state-dir="$STATE_DIR" --telemetry=disable \
     --debug-addr="$FERRETDB_DEBUG_ADDR" --log-level="$FERRETDB_LOG_LEVEL"
@@ -166,13 +206,17 @@ do_start() {
   print_env
 }
 
-do_stop() { stop_pid "$PID_FILE" "$PID_PATTERN" 20; }
+# Stops FerretDB, then (postgresql backend) the PostgreSQL cluster that only it uses.
+do_stop() {
+  stop_pid "$PID_FILE" "$PID_PATTERN" 20
+  if [[ -f $DEV_SERVERS_HOME/postgresql/postgresql.pid ]]; then bash "$PG_SCRIPT" stop; fi
+}
 
 do_status() {
   local pid
   if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
     if probe 5; then
-      log "running (pid $pid), FerretDB $(ferretdb_version), ready"
+      log "running (pid $pid), FerretDB $(ferretdb_version), $(running_backend "$pid") backend, ready"
       print_env
       return 0
     fi
@@ -187,17 +231,20 @@ do_reset() {
   do_stop
   log "removing databases, state and logs under $FHOME (keeps the binary)"
   rm -rf "$DATA_DIR" "$STATE_DIR" "$LOG_DIR"
+  if [[ $FERRETDB_BACKEND == postgresql || -d $DEV_SERVERS_HOME/postgresql ]]; then bash "$PG_SCRIPT" reset; fi
 }
 
 usage() {
   cat >&2 <<EOF
 usage: $0 install|start|stop|restart|status|reset|logs
   install  build FerretDB $(ferretdb_version) into $BIN (idempotent; Go module + build caches reused)
-  start    install if needed, start on $(mongo_url), wait until it answers, print MONGO_URL=
-  stop     stop it (SIGTERM, then SIGKILL after 20s)
+  start    install if needed, start on $(mongo_url) with the $FERRETDB_BACKEND backend
+           (FERRETDB_BACKEND=postgresql|sqlite; postgresql starts postgresql.sh first),
+           wait until it answers, print MONGO_URL=
+  stop     stop it (SIGTERM, then SIGKILL after 20s), and its PostgreSQL
   restart  stop + start (data is kept)
   status   exit 0 and print MONGO_URL= if ready; 1 not answering; 3 stopped
-  reset    stop and delete all databases
+  reset    stop and delete all databases (the PostgreSQL cluster too)
   logs     tail the server log
 EOF
 }
