@@ -85,7 +85,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
     maxConcurrentPerEndpoint: 64,
     maxHeld: 10_000,
     maxHeldPerEndpoint: 2_000,
-    handoffMs: 1_000,
+    handoffMs: 500,
     ...deps.options,
   };
   const logger = deps.logger.child({ component: 'webhook-dispatcher' });
