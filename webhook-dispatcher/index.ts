@@ -158,21 +158,45 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
         }
         const delivery = newDelivery({ id: opening.delivery_id, webhookId: opening.webhook_id, accountId: opening.account_id, opening, correlationId });
         const slow = scheduler.busyForMs(opening.webhook_id) > options.handoffMs;
-        if (slow) void parkDelivery(deps.eventStore, delivery);
-        if (!scheduler.enqueue(delivery)) void parkDelivery(deps.eventStore, delivery); // left in the store for the sweep
+        // (A failed parking shows below: the delivery is not stored and the batch fails.)
+        if (slow) parkDelivery(deps.eventStore, delivery).catch(() => undefined);
+        if (!scheduler.enqueue(delivery)) parkDelivery(deps.eventStore, delivery).catch(() => undefined); // left in the store for the sweep
         waiting.push(delivery);
       }),
     );
     if (waiting.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(waiting.map((delivery) => delivery.stored)),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, options.handoffMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    await Promise.all(waiting.filter((delivery) => !delivery.isStored).map((delivery) => parkDelivery(deps.eventStore, delivery)));
+    // Wait while the batch's deliveries make progress. Those of an endpoint that has become slow
+    // (its oldest running attempt older than handoffMs) are parked as soon as that shows, and all
+    // that remain once none has been stored for handoffMs; then the batch can be committed.
+    const parking: Promise<unknown>[] = [];
+    const parked = new Set<Delivery>();
+    const park = (delivery: Delivery) => {
+      if (parked.has(delivery) || delivery.isStored) return;
+      parked.add(delivery);
+      parking.push(parkDelivery(deps.eventStore, delivery).catch(() => undefined));
+    };
+    let storedCount = 0;
+    let progressAt = Date.now();
+    for (;;) {
+      const unstored = waiting.filter((delivery) => !delivery.isStored);
+      if (unstored.length === 0) break;
+      if (waiting.length - unstored.length > storedCount) {
+        storedCount = waiting.length - unstored.length;
+        progressAt = Date.now();
+      }
+      const stalled = Date.now() - progressAt >= options.handoffMs;
+      for (const delivery of unstored) if (stalled || scheduler.busyForMs(delivery.webhookId) > options.handoffMs) park(delivery);
+      if (stalled) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(unstored.map((delivery) => delivery.stored)),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, Math.min(100, options.handoffMs));
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    await Promise.all(parking);
     const unstored = waiting.filter((delivery) => !delivery.isStored);
     if (unstored.length > 0) throw new Error(`${unstored.length} webhook deliveries could not be stored; the batch is retried`);
   };
