@@ -10,6 +10,7 @@ import type { SecretBox } from '../infrastructure/secrets/secret-box.ts';
 import { chatServiceOf, formatChatMessage } from './chat-format.ts';
 import { deliveryView, dispatcherContext, readDelivery, recordOnDelivery, type Delivery } from './delivery-record.ts';
 import type { EndpointTable } from './endpoints.ts';
+import type { EndpointHealth } from './endpoint-health.ts';
 import type { DeliveryResult, HttpDelivery } from './http-delivery.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
@@ -21,6 +22,8 @@ export type AttemptDeps = {
   logger: Logger;
   /** Puts the delivery back on the timetable (its next retry); false when the timetable is full. */
   enqueue: (delivery: Delivery, atMs: number) => boolean;
+  /** Requests out and answers per endpoint (what tells a stuck endpoint from a busy one). */
+  health: EndpointHealth;
   /** Failure counts are written one at a time per endpoint (they are one stream). */
   endpointWrites: Map<string, Promise<unknown>>;
 };
@@ -107,7 +110,7 @@ export const runAttempt = async (delivery: Delivery, deps: AttemptDeps): Promise
       'x-webhook-attempt': String(attempt),
     };
     if (secret) headers[SIGNATURE_HEADER] = signatureHeader(secret, body, Math.floor(Date.now() / 1000));
-    result = await deps.http.post(endpoint.url, body, headers);
+    result = await deps.health.track(delivery.webhookId, () => deps.http.post(endpoint.url, body, headers));
   }
 
   const recorded = await recordOnDelivery(deps.eventStore, delivery, (state) => ({

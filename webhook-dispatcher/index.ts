@@ -17,6 +17,7 @@ import { runAttempt } from './attempt.ts';
 import { EndpointsBehindError, planDeliveries } from './schedule-deliveries.ts';
 import { newDelivery, parkDelivery, type Delivery } from './delivery-record.ts';
 import { startEndpointTable } from './endpoints.ts';
+import { createEndpointHealth } from './endpoint-health.ts';
 import { webhookDeliveryDecider } from '../domain/webhooks/decide.ts';
 import { webhookDeliveryStream } from '../domain/webhooks/delivery.ts';
 import { foldEvents } from '../domain/decider.ts';
@@ -41,8 +42,8 @@ export type DispatcherOptions = {
   maxHeldPerEndpoint: number;
   /**
    * How long a bus batch waits for its deliveries' first outcomes before parking the rest
-   * (WebhookDeliveryScheduled) so the batch can be committed; an endpoint whose oldest running
-   * attempt is older than this gets its deliveries parked at once.
+   * (WebhookDeliveryScheduled) so the batch can be committed; an endpoint with requests out and
+   * no answer for this long gets its deliveries parked at once.
    */
   handoffMs: number;
   /** Name resolution for receivers (tests inject one; the SSRF guard applies to what it returns). */
@@ -93,9 +94,10 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
   const secrets = cachedDecryption(deps.secrets);
   const endpoints = await startEndpointTable(deps.eventStore, logger);
   const endpointWrites = new Map<string, Promise<unknown>>();
+  const health = createEndpointHealth();
   const scheduler: Scheduler<Delivery> = createScheduler<Delivery>(
     (delivery) =>
-      runAttempt(delivery, { eventStore: deps.eventStore, endpoints, secrets, http, logger, endpointWrites, enqueue: (again, at) => scheduler.enqueue(again, at) }),
+      runAttempt(delivery, { eventStore: deps.eventStore, endpoints, secrets, http, logger, endpointWrites, health, enqueue: (again, at) => scheduler.enqueue(again, at) }),
     {
       total: options.maxConcurrent,
       perEndpoint: options.maxConcurrentPerEndpoint,
@@ -157,7 +159,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
           return;
         }
         const delivery = newDelivery({ id: opening.delivery_id, webhookId: opening.webhook_id, accountId: opening.account_id, opening, correlationId });
-        const slow = scheduler.busyForMs(opening.webhook_id) > options.handoffMs;
+        const slow = health.stuckForMs(opening.webhook_id) > options.handoffMs;
         // (A failed parking shows below: the delivery is not stored and the batch fails.)
         if (slow) parkDelivery(deps.eventStore, delivery).catch(() => undefined);
         if (!scheduler.enqueue(delivery)) parkDelivery(deps.eventStore, delivery).catch(() => undefined); // left in the store for the sweep
@@ -165,8 +167,8 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
       }),
     );
     if (waiting.length === 0) return;
-    // Wait while the batch's deliveries make progress. Those of an endpoint that has become slow
-    // (its oldest running attempt older than handoffMs) are parked as soon as that shows, and all
+    // Wait while the batch's deliveries make progress. Those of an endpoint that is stuck (requests
+    // out, no answer for handoffMs) are parked as soon as that shows, and all
     // that remain once none has been stored for handoffMs; then the batch can be committed.
     const parking: Promise<unknown>[] = [];
     const parked = new Set<Delivery>();
@@ -185,7 +187,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
         progressAt = Date.now();
       }
       const stalled = Date.now() - progressAt >= options.handoffMs;
-      for (const delivery of unstored) if (stalled || scheduler.busyForMs(delivery.webhookId) > options.handoffMs) park(delivery);
+      for (const delivery of unstored) if (stalled || health.stuckForMs(delivery.webhookId) > options.handoffMs) park(delivery);
       if (stalled) break;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
