@@ -64,7 +64,7 @@ const recordEndpointOutcome = (delivery: Delivery, success: boolean, deps: Attem
  * here. A retry goes back on the timetable, or stays in the store when the timetable is full.
  */
 export const runAttempt = async (delivery: Delivery, deps: AttemptDeps): Promise<void> => {
-  if (!delivery.known && !delivery.opening) await readDelivery(deps.eventStore, delivery);
+  if (!delivery.known) await readDelivery(deps.eventStore, delivery);
   const view = deliveryView(delivery);
   if (view.status !== 'pending') return;
   const dueAt = view.nextAttemptAt ? Date.parse(view.nextAttemptAt) : 0;

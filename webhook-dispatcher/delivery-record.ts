@@ -56,7 +56,8 @@ export const newDelivery = (fields: {
     opening: fields.opening ?? null,
     causationId: fields.causationId ?? fields.opening?.event_id ?? null,
     correlationId: fields.correlationId ?? null,
-    known: fields.known ?? null,
+    // A delivery taken from the bus has nothing in the store yet (checked when it was taken).
+    known: fields.known ?? (fields.opening ? { state: webhookDeliveryDecider.initialState(), revision: null } : null),
     body: null,
     writes: Promise.resolve(),
     stored,
