@@ -1,6 +1,22 @@
 import { Collections, type WebhookDeliveryDoc } from '../contracts/read-models.ts';
-import type { WebhookDeliveryEvent } from '../domain/webhooks/delivery.ts';
+import type { DeliveryOpening, WebhookDeliveryEvent } from '../domain/webhooks/delivery.ts';
 import { defineProjection } from './projection.ts';
+
+const opened = (data: DeliveryOpening): WebhookDeliveryDoc => ({
+  _id: data.delivery_id,
+  id: data.delivery_id,
+  webhook_id: data.webhook_id,
+  account_id: data.account_id,
+  event_id: data.event_id,
+  event_type: data.event_type,
+  status: 'pending',
+  created_at: data.scheduled_at,
+  updated_at: data.scheduled_at,
+  next_attempt_at: data.scheduled_at,
+  status_reason: null,
+  attempts: [],
+  payload: data.payload,
+});
 
 /** The delivery log (GET /webhooks/{id}/deliveries) and the dispatcher's list of pending deliveries. */
 export const webhookDeliveriesProjection = defineProjection({
@@ -15,30 +31,14 @@ export const webhookDeliveriesProjection = defineProjection({
     const event = recorded as unknown as WebhookDeliveryEvent;
     const deliveries = store.collection<WebhookDeliveryDoc>(Collections.webhookDeliveries);
     const at = recorded.metadata.timestamp;
-    const update = async (change: (doc: WebhookDeliveryDoc) => Partial<WebhookDeliveryDoc>) => {
-      const doc = await deliveries.get(event.data.delivery_id);
+    const update = async (change: (doc: WebhookDeliveryDoc) => Partial<WebhookDeliveryDoc>, first?: DeliveryOpening) => {
+      // A delivery attempted straight from the bus: its first outcome opens the stream.
+      const doc = first ? opened(first) : await deliveries.get(event.data.delivery_id);
       if (doc) await deliveries.upsert({ ...doc, ...change(doc), updated_at: at }, recorded.position);
     };
     switch (event.type) {
       case 'WebhookDeliveryScheduled':
-        await deliveries.upsert(
-          {
-            _id: event.data.delivery_id,
-            id: event.data.delivery_id,
-            webhook_id: event.data.webhook_id,
-            account_id: event.data.account_id,
-            event_id: event.data.event_id,
-            event_type: event.data.event_type,
-            status: 'pending',
-            created_at: event.data.scheduled_at,
-            updated_at: event.data.scheduled_at,
-            next_attempt_at: event.data.scheduled_at,
-            status_reason: null,
-            attempts: [],
-            payload: event.data.payload,
-          },
-          recorded.position,
-        );
+        await deliveries.upsert(opened(event.data), recorded.position);
         return;
       case 'WebhookDeliveryAttempted': {
         const { attempt, started_at, duration_ms, status_code, error, outcome } = event.data;
@@ -47,7 +47,7 @@ export const webhookDeliveriesProjection = defineProjection({
           next_attempt_at: event.data.next_attempt_at,
           status_reason: outcome === 'failed' ? 'every attempt of this round failed' : null,
           attempts: [...doc.attempts.filter((a) => a.attempt !== attempt), { attempt, started_at, duration_ms, status_code, error, outcome }],
-        }));
+        }), event.data.opened);
       }
       case 'WebhookDeliveryAbandoned':
         return update(() => ({ status: 'abandoned', next_attempt_at: null, status_reason: event.data.reason }));

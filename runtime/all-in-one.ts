@@ -87,9 +87,6 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
   }, {
     onFailure: (name) => ops.metrics.processorFailures.inc({ processor: name }),
   });
-  const dispatcher = config.runWebhookDispatcher
-    ? await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
-    : null;
   if (imported) await catchUp(adapters, 60_000);
   if (config.demoAccount) await ensureDemoAccount(adapters, logger);
 
@@ -128,6 +125,11 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
   if (!config.adminApiKey) logger.warn('ADMIN_API_KEY is not set: the /v1/admin operations answer 403 (use npm run admin instead)');
 
   const address = await app.listen({ port: config.port, host: config.host });
+  // After the HTTP app is built: compiling its schemas holds the event loop for seconds on a busy
+  // machine, and attempts already on their way would run into their timeouts meanwhile.
+  const dispatcher = config.runWebhookDispatcher
+    ? await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
+    : null;
   logger.info({ url: address, adapters: adapters.kinds }, 'listening');
 
   let stopping: Promise<void> | null = null;

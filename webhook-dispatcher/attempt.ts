@@ -1,62 +1,89 @@
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
-import { isDomainError } from '../domain/errors.ts';
-import { webhookDeliveryDecider, webhookEndpointDecider } from '../domain/webhooks/decide.ts';
-import { webhookDeliveryStream, type WebhookDeliveryAttempted } from '../domain/webhooks/delivery.ts';
+import { webhookEndpointDecider } from '../domain/webhooks/decide.ts';
+import type { WebhookDeliveryAttempted } from '../domain/webhooks/delivery.ts';
 import { webhookStream } from '../domain/webhooks/endpoint.ts';
 import { MAX_BACKOFF_JITTER_MS } from '../domain/webhooks/policy.ts';
-import { handleCommand, stateOf, type CommandContext } from '../infrastructure/event-store/command-handler.ts';
+import { handleCommand } from '../infrastructure/event-store/command-handler.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import type { SecretBox } from '../infrastructure/secrets/secret-box.ts';
 import { chatServiceOf, formatChatMessage } from './chat-format.ts';
+import { deliveryView, dispatcherContext, readDelivery, recordOnDelivery, type Delivery } from './delivery-record.ts';
+import type { EndpointTable } from './endpoints.ts';
+import type { EndpointHealth } from './endpoint-health.ts';
 import type { DeliveryResult, HttpDelivery } from './http-delivery.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
 export type AttemptDeps = {
   eventStore: EventStore;
+  endpoints: EndpointTable;
   secrets: SecretBox;
   http: HttpDelivery;
   logger: Logger;
-  /** Puts the delivery back on the timetable (its next retry). */
-  enqueue: (deliveryId: string, atMs: number) => void;
+  /** Puts the delivery back on the timetable (its next retry); false when the timetable is full. */
+  enqueue: (delivery: Delivery, atMs: number) => boolean;
+  /** Requests out and answers per endpoint (what tells a stuck endpoint from a busy one). */
+  health: EndpointHealth;
+  /** Failure counts are written one at a time per endpoint (they are one stream). */
+  endpointWrites: Map<string, Promise<unknown>>;
 };
-
-export const dispatcherContext = (accountId: string, causationId: string | null = null): CommandContext => ({
-  accountId,
-  requestId: null,
-  causationId,
-  actor: 'system:webhook-dispatcher',
-});
 
 const USER_AGENT = 'animal-data-webhooks/1.0';
 
 /**
- * One attempt of one delivery, decided from the streams as they are now: the delivery must still
- * be pending and due, its endpoint enabled; the body is signed with the endpoint's current secret
- * (so a rotation applies to the very next retry). The outcome is appended to the delivery stream
- * at the revision read before the attempt (re-read on a concurrent append; a second worker's
- * duplicate is dropped) and to the endpoint's failure count, which disables the endpoint at ten
- * consecutive failures.
+ * Each attempt's outcome goes to the endpoint's stream only when it changes something: a failure
+ * (counting towards disabling at ten in a row) or the first success after failures (the reset).
+ * The table's count is current within the subscription's lag; the endpoint's stream decides.
  */
-export const runAttempt = async (deliveryId: string, deps: AttemptDeps): Promise<void> => {
-  const stream = webhookDeliveryStream(deliveryId);
-  const folded = await stateOf(deps.eventStore, stream, webhookDeliveryDecider);
-  const delivery = folded.state;
-  if (delivery.status !== 'pending') return;
-  const dueAt = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : 0;
+const recordEndpointOutcome = (delivery: Delivery, success: boolean, deps: AttemptDeps): Promise<unknown> => {
+  const previous = deps.endpointWrites.get(delivery.webhookId) ?? Promise.resolve();
+  const next = previous.then(() =>
+    handleCommand(
+      deps.eventStore,
+      webhookStream(delivery.webhookId),
+      webhookEndpointDecider,
+      { type: 'RecordAttemptOutcome', delivery_id: delivery.id, success, now: new Date().toISOString() },
+      dispatcherContext(delivery.accountId),
+      { retries: 50 },
+    ),
+  );
+  const settled = next.catch(() => undefined);
+  deps.endpointWrites.set(delivery.webhookId, settled);
+  void settled.then(() => {
+    if (deps.endpointWrites.get(delivery.webhookId) === settled) deps.endpointWrites.delete(delivery.webhookId);
+  });
+  return next;
+};
+
+/**
+ * One attempt of one delivery: it must still be pending and due, its endpoint enabled (from the
+ * endpoint table, kept current from the endpoint's events); the body — serialised once per
+ * delivery — is signed with the endpoint's current secret (so a rotation applies to the very next
+ * retry). The outcome is one event on the delivery's stream, appended at the revision this process
+ * knows (the first one opens the stream); losing that append to another writer drops the delivery
+ * here. A retry goes back on the timetable, or stays in the store when the timetable is full.
+ */
+export const runAttempt = async (delivery: Delivery, deps: AttemptDeps): Promise<void> => {
+  if (!delivery.known) await readDelivery(deps.eventStore, delivery);
+  const view = deliveryView(delivery);
+  if (view.status !== 'pending') return;
+  const dueAt = view.nextAttemptAt ? Date.parse(view.nextAttemptAt) : 0;
   if (dueAt > Date.now() + 10) {
-    deps.enqueue(deliveryId, dueAt);
+    deps.enqueue(delivery, dueAt);
     return;
   }
-  const context = dispatcherContext(delivery.accountId);
-  const { state: endpoint } = await stateOf(deps.eventStore, webhookStream(delivery.webhookId), webhookEndpointDecider);
+  const endpoint = await deps.endpoints.get(delivery.webhookId);
   if (endpoint.status !== 'enabled') {
     const reason = endpoint.status === 'disabled' ? 'endpoint disabled' : 'endpoint deleted';
-    await handleCommand(deps.eventStore, stream, webhookDeliveryDecider, { type: 'AbandonDelivery', reason, now: new Date().toISOString() }, context);
+    const now = new Date().toISOString();
+    await recordOnDelivery(deps.eventStore, delivery, (state) =>
+      state.status === 'none' && delivery.opening ? { type: 'ScheduleDelivery', ...delivery.opening, now: delivery.opening.scheduled_at } : null,
+    );
+    await recordOnDelivery(deps.eventStore, delivery, () => ({ type: 'AbandonDelivery', reason, now }));
     return;
   }
 
-  const attempt = delivery.attempts + 1;
+  const attempt = view.attempts + 1;
   const startedAt = new Date().toISOString();
   let result: DeliveryResult;
   let secret: string | null = null;
@@ -72,54 +99,38 @@ export const runAttempt = async (deliveryId: string, deps: AttemptDeps): Promise
     result = { success: false, statusCode: null, error: secretError, durationMs: 0 };
   } else {
     const chat = chatServiceOf(endpoint.url);
-    const body = JSON.stringify(chat ? formatChatMessage(chat, delivery.eventType, delivery.payload) : delivery.payload);
+    const body = chat
+      ? JSON.stringify(formatChatMessage(chat, view.eventType, view.payload))
+      : (delivery.body ??= JSON.stringify(view.payload));
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      'x-webhook-event': delivery.eventType,
-      'x-webhook-delivery': deliveryId,
+      'x-webhook-event': view.eventType,
+      'x-webhook-delivery': delivery.id,
       'x-webhook-attempt': String(attempt),
     };
     if (secret) headers[SIGNATURE_HEADER] = signatureHeader(secret, body, Math.floor(Date.now() / 1000));
-    result = await deps.http.post(endpoint.url, body, headers);
+    result = await deps.health.track(delivery.webhookId, () => deps.http.post(endpoint.url, body, headers));
   }
 
-  let attempted: WebhookDeliveryAttempted['data'];
-  try {
-    const recorded = await handleCommand(
-      deps.eventStore,
-      stream,
-      webhookDeliveryDecider,
-      {
-        type: 'RecordAttempt',
-        attempt,
-        started_at: startedAt,
-        duration_ms: result.durationMs,
-        status_code: result.statusCode,
-        error: result.error,
-        success: result.success,
-        jitter_ms: randomInt(MAX_BACKOFF_JITTER_MS + 1),
-        now: new Date().toISOString(),
-      },
-      context,
-      { known: folded },
-    );
-    attempted = (recorded.events[0] as WebhookDeliveryAttempted).data;
-  } catch (error) {
-    if (isDomainError(error) && error.code === 'conflict') return; // another worker recorded this attempt
-    throw error;
-  }
+  const recorded = await recordOnDelivery(deps.eventStore, delivery, (state) => ({
+    type: 'RecordAttempt',
+    attempt,
+    started_at: startedAt,
+    duration_ms: result.durationMs,
+    status_code: result.statusCode,
+    error: result.error,
+    success: result.success,
+    jitter_ms: randomInt(MAX_BACKOFF_JITTER_MS + 1),
+    now: new Date().toISOString(),
+    ...(state.status === 'none' && delivery.opening ? { opening: delivery.opening } : {}),
+  }));
+  if (!recorded || recorded.length === 0) return; // another worker recorded this attempt
+  const attempted = (recorded[0] as WebhookDeliveryAttempted).data;
   deps.logger.info(
-    { delivery_id: deliveryId, webhook_id: delivery.webhookId, attempt, status_code: result.statusCode, error: result.error, outcome: attempted.outcome, duration_ms: result.durationMs },
+    { delivery_id: delivery.id, webhook_id: delivery.webhookId, attempt, status_code: result.statusCode, error: result.error, outcome: attempted.outcome, duration_ms: result.durationMs },
     'webhook attempt',
   );
-  await handleCommand(
-    deps.eventStore,
-    webhookStream(delivery.webhookId),
-    webhookEndpointDecider,
-    { type: 'RecordAttemptOutcome', delivery_id: deliveryId, success: result.success, now: new Date().toISOString() },
-    context,
-    { retries: 50 },
-  );
-  if (attempted.outcome === 'retrying' && attempted.next_attempt_at) deps.enqueue(deliveryId, Date.parse(attempted.next_attempt_at));
+  if (!result.success || endpoint.consecutiveFailures > 0) await recordEndpointOutcome(delivery, result.success, deps);
+  if (attempted.outcome === 'retrying' && attempted.next_attempt_at) deps.enqueue(delivery, Date.parse(attempted.next_attempt_at));
 };

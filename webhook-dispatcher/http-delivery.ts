@@ -4,7 +4,13 @@ import { assertLiteralTargetAllowed, guardedLookup, type Resolve } from '../infr
 
 export type DeliveryResult = { success: boolean; statusCode: number | null; error: string | null; durationMs: number };
 
-export type HttpDeliveryOptions = { allowPrivateTargets: boolean; timeoutMs: number; resolve?: Resolve };
+export type HttpDeliveryOptions = {
+  allowPrivateTargets: boolean;
+  timeoutMs: number;
+  resolve?: Resolve;
+  /** Kept-alive connections per receiver origin (undici pools them per origin). */
+  connectionsPerOrigin?: number;
+};
 
 export type HttpDelivery = {
   post: (url: string, body: string, headers: Record<string, string>) => Promise<DeliveryResult>;
@@ -36,6 +42,7 @@ export const createHttpDelivery = (options: HttpDeliveryOptions): HttpDelivery =
   const agent = new Agent({
     connect: { lookup: guardedLookup({ allowPrivate: options.allowPrivateTargets, resolve: options.resolve }), timeout: options.timeoutMs },
     keepAliveTimeout: 4_000,
+    ...(options.connectionsPerOrigin ? { connections: options.connectionsPerOrigin } : {}),
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });

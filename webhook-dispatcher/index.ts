@@ -8,12 +8,19 @@ import type { Resolve } from '../infrastructure/webhooks/target-policy.ts';
 import { fromBusMessage, topicFor } from '../infrastructure/bus/envelope.ts';
 import { Collections, type WebhookDeliveryDoc } from '../contracts/read-models.ts';
 import { DELIVERY_TIMEOUT_MS } from '../domain/webhooks/policy.ts';
+import type { WebhookDeliveryEvent } from '../domain/webhooks/delivery.ts';
 import type { WebhookDisabled } from '../domain/webhooks/endpoint.ts';
 import type { WebhookRedeliveryRequested } from '../domain/webhooks/delivery.ts';
 import { createHttpDelivery } from './http-delivery.ts';
-import { createScheduler } from './scheduler.ts';
+import { createScheduler, type Scheduler } from './scheduler.ts';
 import { runAttempt } from './attempt.ts';
-import { EndpointsBehindError, scheduleDeliveries } from './schedule-deliveries.ts';
+import { EndpointsBehindError, planDeliveries } from './schedule-deliveries.ts';
+import { newDelivery, parkDelivery, type Delivery } from './delivery-record.ts';
+import { startEndpointTable } from './endpoints.ts';
+import { createEndpointHealth } from './endpoint-health.ts';
+import { webhookDeliveryDecider } from '../domain/webhooks/decide.ts';
+import { webhookDeliveryStream } from '../domain/webhooks/delivery.ts';
+import { foldEvents } from '../domain/decider.ts';
 import { sendDisabledNotice } from './disabled-notice.ts';
 import { mappedTopics } from './event-mapping.ts';
 import { cachedDecryption } from './secret-cache.ts';
@@ -23,9 +30,22 @@ export type DispatcherOptions = {
   allowPrivateTargets: boolean;
   /** The receiver's time to answer. */
   timeoutMs: number;
-  /** How often pending deliveries are re-read from the read model (a safety net; the bus is the fast path). */
+  /** How often pending deliveries are looked for in the store (deliveries left there, and a safety net). */
   sweepIntervalMs: number;
+  /** A pending delivery in the store is taken by a sweep once it is this overdue (the start-up sweep takes all). */
+  sweepGraceMs: number;
+  /** Attempts running at once, in all and per endpoint. */
   maxConcurrent: number;
+  maxConcurrentPerEndpoint: number;
+  /** Deliveries held in memory, in all and per endpoint; the rest wait in the store. */
+  maxHeld: number;
+  maxHeldPerEndpoint: number;
+  /**
+   * How long a bus batch waits for its deliveries' first outcomes before parking the rest
+   * (WebhookDeliveryScheduled) so the batch can be committed; an endpoint with requests out and
+   * no answer for this long gets its deliveries parked at once.
+   */
+  handoffMs: number;
   /** Name resolution for receivers (tests inject one; the SSRF guard applies to what it returns). */
   resolve?: Resolve;
 };
@@ -46,34 +66,61 @@ export const DISPATCHER_CONTROL_GROUP = 'webhook-dispatcher.control';
 /**
  * The webhook dispatcher. Two consumer groups of its own on the bus:
  * - domain events (events.vote, events.favourite, … from the mapping table), a batch at a time →
- *   a delivery stream per subscribed endpoint, then onto the timetable; never waits for HTTP;
- * - its own events (events.webhook, events.webhookdelivery) → e-mail the owner of a disabled
- *   endpoint; put redelivery requests on the timetable.
- * Attempts run from the timetable, concurrently. At start (and every sweep) the pending deliveries
- * in the read model go back on the timetable, so a restart loses no delivery, not even mid-retry.
+ *   one delivery per subscribed endpoint, attempted at once; the batch is done (its offsets
+ *   committed) when the store holds every one of its deliveries: its first outcome, or — for one
+ *   that has not got one within `handoffMs`, or whose endpoint is slow or whose share of the
+ *   timetable is full — a WebhookDeliveryScheduled that parks it;
+ * - the events people act on (events.webhook, events.webhookdelivery) → e-mail the owner of a
+ *   disabled endpoint; put redelivery requests on the timetable.
+ * Attempts run from a bounded, fair timetable (scheduler.ts). Deliveries left in the store (parked
+ * beyond the timetable's bounds, or pending when the process stopped) are found by the sweep: all
+ * of them at start, then every `sweepIntervalMs` those overdue by `sweepGraceMs`, as room allows.
  */
 export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () => Promise<void> }> => {
   const options: DispatcherOptions = {
     allowPrivateTargets: false,
     timeoutMs: DELIVERY_TIMEOUT_MS,
     sweepIntervalMs: 10_000,
-    maxConcurrent: 64,
+    sweepGraceMs: 30_000,
+    maxConcurrent: 256,
+    maxConcurrentPerEndpoint: 64,
+    maxHeld: 10_000,
+    maxHeldPerEndpoint: 2_000,
+    handoffMs: 500,
     ...deps.options,
   };
   const logger = deps.logger.child({ component: 'webhook-dispatcher' });
-  const http = createHttpDelivery(options);
+  const http = createHttpDelivery({ ...options, connectionsPerOrigin: options.maxConcurrentPerEndpoint });
   const secrets = cachedDecryption(deps.secrets);
-  const scheduler = createScheduler(
-    (deliveryId) => runAttempt(deliveryId, { eventStore: deps.eventStore, secrets, http, logger, enqueue: (id, at) => scheduler.enqueue(id, at) }),
-    { maxConcurrent: options.maxConcurrent, onError: (error, id) => logger.error({ err: error, delivery_id: id }, 'webhook attempt failed to run; the sweep retries it') },
+  const endpoints = await startEndpointTable(deps.eventStore, logger);
+  const endpointWrites = new Map<string, Promise<unknown>>();
+  const health = createEndpointHealth();
+  const scheduler: Scheduler<Delivery> = createScheduler<Delivery>(
+    (delivery) =>
+      runAttempt(delivery, { eventStore: deps.eventStore, endpoints, secrets, http, logger, endpointWrites, health, enqueue: (again, at) => scheduler.enqueue(again, at) }),
+    {
+      total: options.maxConcurrent,
+      perEndpoint: options.maxConcurrentPerEndpoint,
+      maxJobs: options.maxHeld,
+      maxJobsPerEndpoint: options.maxHeldPerEndpoint,
+      onError: (error, job) => logger.error({ err: error, delivery_id: job.id }, 'webhook attempt failed to run; the sweep retries it'),
+    },
   );
 
-  const sweep = async () => {
+  const sweep = async (graceMs: number) => {
+    const room = options.maxHeld - scheduler.size();
+    if (room <= 0) return 0;
     const pending = await deps.readStore
       .collection<WebhookDeliveryDoc>(Collections.webhookDeliveries)
-      .find({ status: 'pending' }, { sort: { next_attempt_at: 1 }, limit: 5000 });
-    for (const doc of pending) scheduler.enqueue(doc.id, Date.parse(doc.next_attempt_at ?? doc.created_at));
-    return pending.length;
+      .find({ status: 'pending' }, { sort: { next_attempt_at: 1 }, limit: Math.min(room, 5000) });
+    const overdue = Date.now() - graceMs;
+    let taken = 0;
+    for (const doc of pending) {
+      const dueAt = Date.parse(doc.next_attempt_at ?? doc.created_at);
+      if (scheduler.has(doc.id) || dueAt > overdue) continue;
+      if (scheduler.enqueue(newDelivery({ id: doc.id, webhookId: doc.webhook_id, accountId: doc.account_id }), dueAt)) taken += 1;
+    }
+    return taken;
   };
   let stopped = false;
   const recovery = (async () => {
@@ -83,29 +130,89 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
       if (await deps.readStore.waitForCheckpoints(['webhook_deliveries'], head, 500)) break;
     }
     if (stopped) return;
-    const count = await sweep();
+    const count = await sweep(-Infinity);
     if (count > 0) logger.info({ pending: count }, 'pending webhook deliveries resumed');
   })().catch((error) => logger.error({ err: error }, 'could not resume pending webhook deliveries'));
   const sweeper = setInterval(() => {
-    sweep().catch((error) => logger.error({ err: error }, 'webhook sweep failed'));
+    void recovery.then(() => sweep(options.sweepGraceMs)).catch((error) => logger.error({ err: error }, 'webhook sweep failed'));
   }, options.sweepIntervalMs);
   sweeper.unref();
+
+  /**
+   * A batch of domain events: plan its deliveries, leave out those the store already has (a batch
+   * handed over again after a crash: finished ones are not sent again, pending ones resume), attempt
+   * the rest at once, and resolve once the store holds every one of them.
+   */
+  const take = async (events: ReturnType<typeof fromBusMessage>[]) => {
+    const planned = await planDeliveries(events, deps);
+    const waiting: Delivery[] = [];
+    await Promise.all(
+      planned.map(async ({ opening, correlationId }) => {
+        if (scheduler.has(opening.delivery_id)) return; // held already (an earlier hand-over of this event)
+        const recorded = await deps.eventStore.readStream(webhookDeliveryStream(opening.delivery_id));
+        if (recorded.length > 0) {
+          const state = foldEvents(webhookDeliveryDecider, recorded as unknown as WebhookDeliveryEvent[]);
+          if (state.status === 'pending') {
+            const found = newDelivery({ id: opening.delivery_id, webhookId: opening.webhook_id, accountId: opening.account_id, known: { state, revision: recorded[recorded.length - 1].revision } });
+            scheduler.enqueue(found, state.nextAttemptAt ? Date.parse(state.nextAttemptAt) : 0);
+          }
+          return;
+        }
+        const delivery = newDelivery({ id: opening.delivery_id, webhookId: opening.webhook_id, accountId: opening.account_id, opening, correlationId });
+        const slow = health.stuckForMs(opening.webhook_id) > options.handoffMs;
+        // (A failed parking shows below: the delivery is not stored and the batch fails.)
+        if (slow) parkDelivery(deps.eventStore, delivery).catch(() => undefined);
+        if (!scheduler.enqueue(delivery)) parkDelivery(deps.eventStore, delivery).catch(() => undefined); // left in the store for the sweep
+        waiting.push(delivery);
+      }),
+    );
+    if (waiting.length === 0) return;
+    // Wait while the batch's deliveries make progress. Those of an endpoint that is stuck (requests
+    // out, no answer for handoffMs) are parked as soon as that shows, and all
+    // that remain once none has been stored for handoffMs; then the batch can be committed.
+    const parking: Promise<unknown>[] = [];
+    const parked = new Set<Delivery>();
+    const park = (delivery: Delivery) => {
+      if (parked.has(delivery) || delivery.isStored) return;
+      parked.add(delivery);
+      parking.push(parkDelivery(deps.eventStore, delivery).catch(() => undefined));
+    };
+    let storedCount = 0;
+    let progressAt = Date.now();
+    for (;;) {
+      const unstored = waiting.filter((delivery) => !delivery.isStored);
+      if (unstored.length === 0) break;
+      if (waiting.length - unstored.length > storedCount) {
+        storedCount = waiting.length - unstored.length;
+        progressAt = Date.now();
+      }
+      const stalled = Date.now() - progressAt >= options.handoffMs;
+      for (const delivery of unstored) if (stalled || health.stuckForMs(delivery.webhookId) > options.handoffMs) park(delivery);
+      if (stalled) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(unstored.map((delivery) => delivery.stored)),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, Math.min(100, options.handoffMs));
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    await Promise.all(parking);
+    const unstored = waiting.filter((delivery) => !delivery.isStored);
+    if (unstored.length > 0) throw new Error(`${unstored.length} webhook deliveries could not be stored; the batch is retried`);
+  };
 
   const consumers: Consumer[] = [];
   consumers.push(
     await deps.bus.consume({
       group: DISPATCHER_GROUP,
       topics: mappedTopics(),
-      // A batch at a time: its deliveries are scheduled together (one endpoint lookup per account,
-      // one commit for all their streams); attempts are the timetable's business.
-      handleBatch: async (messages) => {
-        const ids = await scheduleDeliveries(messages.map(fromBusMessage), deps);
-        for (const id of ids) scheduler.enqueue(id);
-      },
+      handleBatch: async (messages) => take(messages.map(fromBusMessage)),
       onError: (error, message) =>
         error instanceof EndpointsBehindError
           ? logger.warn({ offset: message.offset, position: error.position.toString() }, 'webhook endpoints not projected up to this batch yet; will retry')
-          : logger.error({ err: error, offset: message.offset }, 'could not schedule webhook deliveries; will retry'),
+          : logger.error({ err: error, offset: message.offset }, 'could not take webhook deliveries; will retry'),
     }),
   );
   consumers.push(
@@ -119,7 +226,9 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
           const notice = await sendDisabledNotice(data, deps);
           logger.warn({ webhook_id: data.webhook_id, account_id: data.account_id, mailed: notice.sent, reason: notice.reason }, 'webhook endpoint disabled');
         } else if (event.type === 'WebhookRedeliveryRequested') {
-          scheduler.enqueue((event.data as unknown as WebhookRedeliveryRequested['data']).delivery_id);
+          const data = event.data as unknown as WebhookRedeliveryRequested['data'];
+          // Not held (or it stays in the store for the sweep): read from its stream when it comes up.
+          scheduler.enqueue(newDelivery({ id: data.delivery_id, webhookId: data.webhook_id, accountId: data.account_id }));
         }
       },
       onError: (error, message) => logger.error({ err: error, offset: message.offset }, 'webhook control message failed; will retry'),
@@ -134,6 +243,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
       await Promise.all(consumers.map((consumer) => consumer.stop()));
       await recovery;
       await scheduler.stop();
+      await endpoints.stop();
       await http.close();
     },
   };

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { sqliteEventStore } from '../infrastructure/event-store/sqlite.ts';
 import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
 import { Collections, type WebhookDoc } from '../contracts/read-models.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
-import { EndpointsBehindError, scheduleDeliveries } from './schedule-deliveries.ts';
+import { EndpointsBehindError, planDeliveries } from './schedule-deliveries.ts';
 import { deliveryIdFor } from './event-mapping.ts';
 
 const endpoint = (id: string, events: string[], status: 'enabled' | 'disabled' = 'enabled'): WebhookDoc => ({
@@ -31,9 +30,8 @@ const voteCast = (id: string): RecordedEvent => ({
   metadata: { account_id: 'acc', correlation_id: null, causation_id: null, request_id: null, actor: null, timestamp: '2026-01-01T00:00:00.000Z', schema_version: 1 },
 });
 
-describe('scheduling deliveries from domain events', () => {
-  it('schedules one delivery per subscribed, enabled endpoint — once, however often the bus hands the event over', async () => {
-    const eventStore = sqliteEventStore(':memory:');
+describe('planning deliveries from domain events', () => {
+  it('plans one delivery per subscribed, enabled endpoint, with the same id however often the bus hands the event over', async () => {
     const readStore = embeddedReadStore();
     const webhooks = readStore.collection<WebhookDoc>(Collections.webhooks);
     await webhooks.upsert(endpoint('w1', ['vote.created']), 1n);
@@ -42,14 +40,13 @@ describe('scheduling deliveries from domain events', () => {
     await readStore.setCheckpoint('webhooks', 1n);
 
     const event = voteCast('evt-1');
-    const first = await scheduleDeliveries([event], { eventStore, readStore });
-    const again = await scheduleDeliveries([event], { eventStore, readStore });
-    expect(first).toEqual([deliveryIdFor('evt-1', 'w1')]);
-    expect(again).toEqual(first);
-    const stream = await eventStore.readStream(`webhookdelivery-${first[0]}`);
-    expect(stream.map((recorded) => recorded.type)).toEqual(['WebhookDeliveryScheduled']);
-    const payload = stream[0].data.payload as Record<string, unknown>;
-    expect(payload).toEqual({
+    const first = await planDeliveries([event], { readStore }, { now: () => '2026-01-02T00:00:00.000Z' });
+    const again = await planDeliveries([event], { readStore });
+    expect(first.map((planned) => planned.opening.delivery_id)).toEqual([deliveryIdFor('evt-1', 'w1')]);
+    expect(again.map((planned) => planned.opening.delivery_id)).toEqual([deliveryIdFor('evt-1', 'w1')]);
+    const { opening } = first[0];
+    expect(opening).toMatchObject({ webhook_id: 'w1', account_id: 'acc', event_id: 'evt-1', event_type: 'vote.created', scheduled_at: '2026-01-02T00:00:00.000Z' });
+    expect(opening.payload).toEqual({
       id: 7,
       image_id: 'img',
       sub_id: null,
@@ -59,14 +56,12 @@ describe('scheduling deliveries from domain events', () => {
       image: { id: 'img', url: null },
       _metadata: { event_type: 'vote.created', event_id: 'evt-1', timestamp: '2026-01-01T00:00:00.000Z' },
     });
-    expect(JSON.stringify(payload)).not.toContain('192.0.2.1');
-    expect(await scheduleDeliveries([{ ...event, type: 'VoteDeleted' }], { eventStore, readStore })).toEqual([]);
-    await eventStore.close();
+    expect(JSON.stringify(opening.payload)).not.toContain('192.0.2.1');
+    expect(await planDeliveries([{ ...event, type: 'VoteDeleted' }], { readStore })).toEqual([]);
     await readStore.close();
   });
 
-  it('schedules a whole batch at once: each account to its own endpoints, a repeated event once', async () => {
-    const eventStore = sqliteEventStore(':memory:');
+  it('plans a whole batch at once: each account to its own endpoints, a repeated event once', async () => {
     const readStore = embeddedReadStore();
     const webhooks = readStore.collection<WebhookDoc>(Collections.webhooks);
     await webhooks.upsert(endpoint('a1', ['vote.created']), 1n);
@@ -79,36 +74,28 @@ describe('scheduling deliveries from domain events', () => {
       return { ...event, position: 3n, data: { ...event.data, account_id: 'other' } };
     };
     const batch = [voteCast('e1'), ofOther('e2'), voteCast('e3'), voteCast('e1')];
-    const ids = await scheduleDeliveries(batch, { eventStore, readStore });
-    const expected = [
+    const planned = await planDeliveries(batch, { readStore });
+    expect(planned.map((delivery) => delivery.opening.delivery_id)).toEqual([
       deliveryIdFor('e1', 'a1'),
       deliveryIdFor('e1', 'a2'),
       deliveryIdFor('e2', 'b1'),
       deliveryIdFor('e3', 'a1'),
       deliveryIdFor('e3', 'a2'),
-    ];
-    expect(new Set(ids)).toEqual(new Set(expected));
-    for (const id of expected) {
-      expect((await eventStore.readStream(`webhookdelivery-${id}`)).map((recorded) => recorded.type)).toEqual(['WebhookDeliveryScheduled']);
-    }
-    expect((await eventStore.readStream(`webhookdelivery-${deliveryIdFor('e2', 'b1')}`))[0].data.account_id).toBe('other');
-    await eventStore.close();
+    ]);
+    expect(planned.find((delivery) => delivery.opening.delivery_id === deliveryIdFor('e2', 'b1'))?.opening.account_id).toBe('other');
     await readStore.close();
   });
 
-  it('fails the batch, scheduling nothing, while the endpoints read model is behind the events (redelivered later)', async () => {
-    const eventStore = sqliteEventStore(':memory:');
+  it('fails the batch while the endpoints read model is behind the events (redelivered later)', async () => {
     const readStore = embeddedReadStore();
     // The endpoint was registered before the vote, but its projection is held back at position 0.
     const event = { ...voteCast('late-1'), position: 5n };
-    const attempt = scheduleDeliveries([event], { eventStore, readStore }, { catchUpMs: 50 });
-    await expect(attempt).rejects.toBeInstanceOf(EndpointsBehindError);
-    expect(await eventStore.readStream(`webhookdelivery-${deliveryIdFor('late-1', 'w1')}`)).toEqual([]);
-    // The projection catches up; the batch handed over again schedules against the current list.
+    await expect(planDeliveries([event], { readStore }, { catchUpMs: 50 })).rejects.toBeInstanceOf(EndpointsBehindError);
+    // The projection catches up; the batch handed over again is planned against the current list.
     await readStore.collection<WebhookDoc>(Collections.webhooks).upsert(endpoint('w1', ['vote.created']), 4n);
     await readStore.setCheckpoint('webhooks', 5n);
-    expect(await scheduleDeliveries([event], { eventStore, readStore }, { catchUpMs: 50 })).toEqual([deliveryIdFor('late-1', 'w1')]);
-    await eventStore.close();
+    const planned = await planDeliveries([event], { readStore }, { catchUpMs: 50 });
+    expect(planned.map((delivery) => delivery.opening.delivery_id)).toEqual([deliveryIdFor('late-1', 'w1')]);
     await readStore.close();
   });
 });

@@ -1,11 +1,8 @@
 import { Collections, type WebhookDoc } from '../contracts/read-models.ts';
-import { webhookDeliveryDecider } from '../domain/webhooks/decide.ts';
-import { webhookDeliveryStream } from '../domain/webhooks/delivery.ts';
-import { handleCommand } from '../infrastructure/event-store/command-handler.ts';
-import { isWrongExpectedRevision, type EventStore, type RecordedEvent } from '../infrastructure/event-store/port.ts';
+import type { DeliveryOpening } from '../domain/webhooks/delivery.ts';
+import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
-import { dispatcherContext } from './attempt.ts';
-import { deliveryIdFor, mappingFor, webhookPayload, type WebhookEventMapping } from './event-mapping.ts';
+import { deliveryIdFor, mappingFor, webhookPayload } from './event-mapping.ts';
 
 /** How long domain events wait for the endpoints read model to have seen everything before them. */
 const ENDPOINTS_CATCH_UP_MS = 5_000;
@@ -18,30 +15,30 @@ export class EndpointsBehindError extends Error {
   }
 }
 
-type Mapped = { event: RecordedEvent; mapping: WebhookEventMapping; accountId: string };
+/** One delivery a domain event calls for: the event to one subscribed endpoint. */
+export type PlannedDelivery = {
+  opening: DeliveryOpening;
+  correlationId: string | null;
+};
 
 /**
- * The bus handler's whole job for a batch of domain events: find each account's enabled endpoints
- * subscribed to the event's webhook name and append one WebhookDeliveryScheduled per endpoint (a
- * stream per delivery, its id derived from event and endpoint). It never waits for a delivery:
- * it returns the ids for the timetable.
+ * The deliveries a batch of domain events calls for: each account's enabled endpoints subscribed
+ * to the event's webhook name, one delivery per (event, endpoint), its id derived from both (so
+ * an event handed over twice maps to the same delivery). Nothing is written here; the dispatcher
+ * attempts them and records each outcome.
  *
  * Work is shared across the batch: one wait for the endpoints projection (up to the batch's last
- * event, so an endpoint registered just before an event sees it), one endpoint lookup per account,
- * and every append at once (the event store commits them together). A delivery stream is new by
- * construction; when the bus hands an event over again the append finds it exists and nothing
- * new is scheduled — its id is still returned, the attempt re-reads the stream anyway.
- *
- * If the endpoints read model does not reach the batch within the wait, nothing is scheduled and
- * the batch fails (EndpointsBehindError), so the bus offset stays and the batch comes again:
- * events are never matched against an endpoint list older than they are.
+ * event, so an endpoint registered just before an event sees it) and one endpoint lookup per
+ * account. If the endpoints read model does not reach the batch within the wait, the batch fails
+ * (EndpointsBehindError), so the bus offset stays and the batch comes again: events are never
+ * matched against an endpoint list older than they are. A repeated event in one batch counts once.
  */
-export const scheduleDeliveries = async (
+export const planDeliveries = async (
   events: readonly RecordedEvent[],
-  deps: { eventStore: EventStore; readStore: ReadStore },
-  options: { catchUpMs?: number } = {},
-): Promise<string[]> => {
-  const mapped: Mapped[] = [];
+  deps: { readStore: ReadStore },
+  options: { catchUpMs?: number; now?: () => string } = {},
+): Promise<PlannedDelivery[]> => {
+  const mapped = [];
   for (const event of events) {
     const mapping = mappingFor(event.type);
     const accountId = mapping?.accountId(event);
@@ -60,40 +57,28 @@ export const scheduleDeliveries = async (
     }
     return found;
   };
-
-  const scheduled = await Promise.all(
-    mapped.map(async ({ event, mapping, accountId }) => {
-      const endpoints = (await lookUp(accountId)).filter((endpoint) => endpoint.enabled_events.includes(mapping.webhookEvent));
-      if (endpoints.length === 0) return [];
-      const payload = webhookPayload(mapping, event);
-      return Promise.all(
-        endpoints.map(async (endpoint) => {
-          const deliveryId = deliveryIdFor(event.id, endpoint.id);
-          try {
-            await handleCommand(
-              deps.eventStore,
-              webhookDeliveryStream(deliveryId),
-              webhookDeliveryDecider,
-              {
-                type: 'ScheduleDelivery',
-                delivery_id: deliveryId,
-                webhook_id: endpoint.id,
-                account_id: accountId,
-                event_id: event.id,
-                event_type: mapping.webhookEvent,
-                payload,
-                now: new Date().toISOString(),
-              },
-              { ...dispatcherContext(accountId, event.id), correlationId: event.metadata.correlation_id },
-              { newStream: true },
-            );
-          } catch (error) {
-            if (!isWrongExpectedRevision(error)) throw error; // already scheduled by an earlier hand-over
-          }
-          return deliveryId;
-        }),
-      );
-    }),
-  );
-  return scheduled.flat();
+  const now = options.now?.() ?? new Date().toISOString();
+  const planned = new Map<string, PlannedDelivery>();
+  for (const { event, mapping, accountId } of mapped) {
+    const endpoints = (await lookUp(accountId)).filter((endpoint) => endpoint.enabled_events.includes(mapping.webhookEvent));
+    if (endpoints.length === 0) continue;
+    const payload = webhookPayload(mapping, event);
+    for (const endpoint of endpoints) {
+      const deliveryId = deliveryIdFor(event.id, endpoint.id);
+      if (planned.has(deliveryId)) continue;
+      planned.set(deliveryId, {
+        opening: {
+          delivery_id: deliveryId,
+          webhook_id: endpoint.id,
+          account_id: accountId,
+          event_id: event.id,
+          event_type: mapping.webhookEvent,
+          payload,
+          scheduled_at: now,
+        },
+        correlationId: event.metadata.correlation_id,
+      });
+    }
+  }
+  return [...planned.values()];
 };

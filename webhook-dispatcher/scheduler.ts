@@ -1,42 +1,64 @@
 /**
- * The in-memory timetable of delivery attempts: each delivery id is due at a time; due ones run
- * concurrently (up to `maxConcurrent`), so one slow endpoint never holds up another. The timetable
- * is only a cache of what the delivery streams say (the attempt re-reads its stream), rebuilt from
- * the read model of pending deliveries at start and by a periodic sweep.
+ * The in-memory timetable of delivery attempts, bounded and fair:
+ * - a job is due at a time; due jobs wait in a queue per endpoint, and the queues take turns
+ *   (round robin), each endpoint with at most `perEndpoint` attempts running and all of them
+ *   together at most `total` — so a dead endpoint holds only its own share, never another's;
+ * - it holds at most `maxJobs` jobs, `maxJobsPerEndpoint` of one endpoint: `enqueue` refuses
+ *   more (false), and the caller leaves that delivery in the store, where the sweep finds it once
+ *   there is room again. The timetable is a cache of the store, never the only copy of a delivery.
  */
-export type Scheduler = {
-  /** Runs `id` at `atMs` (or at once); an earlier time wins over a later one. */
-  enqueue: (id: string, atMs?: number) => void;
-  readonly size: number;
+export type Job = { readonly id: string; readonly webhookId: string };
+
+export type SchedulerOptions = {
+  total: number;
+  perEndpoint: number;
+  maxJobs: number;
+  maxJobsPerEndpoint: number;
+  onError: (error: unknown, job: Job) => void;
+};
+
+export type Scheduler<J extends Job> = {
+  /** Runs `job` at `atMs` (or as soon as a slot is free); false when the timetable is full for it. */
+  enqueue: (job: J, atMs?: number) => boolean;
+  /** A job of this id is waiting or running. */
+  has: (id: string) => boolean;
+  /** Jobs held (waiting or running), all or one endpoint's. */
+  size: (webhookId?: string) => number;
+  /** How long the oldest running attempt of an endpoint has been running (0: none running). */
+  busyForMs: (webhookId: string) => number;
   stop: () => Promise<void>;
 };
 
-export const createScheduler = (
-  run: (id: string) => Promise<void>,
-  options: { maxConcurrent: number; onError: (error: unknown, id: string) => void },
-): Scheduler => {
-  const due = new Map<string, number>();
-  const inFlight = new Map<string, Promise<void>>();
-  /** Asked for again while running: queued once the running attempt is over. */
+type Lane<J> = { ready: J[]; head: number; running: Map<string, number>; held: number };
+
+export const createScheduler = <J extends Job>(run: (job: J) => Promise<void>, options: SchedulerOptions): Scheduler<J> => {
+  const held = new Map<string, J>();
+  const lanes = new Map<string, Lane<J>>();
+  /** Endpoints with due jobs, in turn order. */
+  const turns: string[] = [];
+  const inTurns = new Set<string>();
+  const running = new Set<Promise<void>>();
+  /** Jobs asked for again while running, with the time they are due. */
   const again = new Map<string, number>();
-  /**
-   * Min-heap of [due time, id] so the next due attempt is found in O(log n) even with a large
-   * backlog. Entries whose time no longer matches `due` are stale and skipped when they surface.
-   */
-  const heap: [number, string][] = [];
+  let runningCount = 0;
+  /** Min-heap of [due time, sequence, job] for jobs not due yet. */
+  const heap: [number, number, J][] = [];
+  let sequence = 0;
   let timer: NodeJS.Timeout | null = null;
+  let timerAt = Infinity;
   let stopped = false;
 
-  const push = (entry: [number, string]) => {
+  const before = (a: [number, number, J], b: [number, number, J]) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+  const push = (entry: [number, number, J]) => {
     heap.push(entry);
     for (let i = heap.length - 1; i > 0; ) {
       const parent = (i - 1) >> 1;
-      if (heap[parent][0] <= heap[i][0]) break;
+      if (!before(heap[i], heap[parent])) break;
       [heap[parent], heap[i]] = [heap[i], heap[parent]];
       i = parent;
     }
   };
-  const pop = (): [number, string] | undefined => {
+  const pop = () => {
     const top = heap[0];
     const last = heap.pop();
     if (heap.length > 0 && last) {
@@ -45,8 +67,8 @@ export const createScheduler = (
         const left = 2 * i + 1;
         const right = left + 1;
         let smallest = i;
-        if (left < heap.length && heap[left][0] < heap[smallest][0]) smallest = left;
-        if (right < heap.length && heap[right][0] < heap[smallest][0]) smallest = right;
+        if (left < heap.length && before(heap[left], heap[smallest])) smallest = left;
+        if (right < heap.length && before(heap[right], heap[smallest])) smallest = right;
         if (smallest === i) break;
         [heap[smallest], heap[i]] = [heap[i], heap[smallest]];
         i = smallest;
@@ -54,73 +76,152 @@ export const createScheduler = (
     }
     return top;
   };
-  const isStale = ([at, id]: [number, string]) => due.get(id) !== at;
-  /** The earliest live entry, dropping stale ones on the way. */
-  const peek = (): [number, string] | undefined => {
-    while (heap.length > 0 && isStale(heap[0])) pop();
-    return heap[0];
+
+  const laneOf = (webhookId: string): Lane<J> => {
+    let lane = lanes.get(webhookId);
+    if (!lane) {
+      lane = { ready: [], head: 0, running: new Map(), held: 0 };
+      lanes.set(webhookId, lane);
+    }
+    return lane;
+  };
+  const release = (job: J) => {
+    held.delete(job.id);
+    const lane = lanes.get(job.webhookId);
+    if (!lane) return;
+    lane.held -= 1;
+    if (lane.held === 0) lanes.delete(job.webhookId);
+  };
+  const makeReady = (job: J) => {
+    const lane = laneOf(job.webhookId);
+    lane.ready.push(job);
+    if (!inTurns.has(job.webhookId)) {
+      inTurns.add(job.webhookId);
+      turns.push(job.webhookId);
+    }
+  };
+
+  const start = (job: J, lane: Lane<J>) => {
+    runningCount += 1;
+    lane.running.set(job.id, Date.now());
+    const done: Promise<void> = run(job)
+      .catch((error) => options.onError(error, job))
+      .finally(() => {
+        runningCount -= 1;
+        lane.running.delete(job.id);
+        running.delete(done);
+        // Asked for again while it ran (its next retry): back on the timetable, else done.
+        const at = again.get(job.id);
+        again.delete(job.id);
+        if (at === undefined || stopped) release(job);
+        else place(job, at);
+        pump();
+      });
+    running.add(done);
+  };
+
+  const pump = () => {
+    if (stopped) return;
+    const now = Date.now();
+    while (heap.length > 0 && heap[0][0] <= now) makeReady(pop()[2]);
+    // Take turns: one job per endpoint per round, while slots are free.
+    let idle = 0;
+    while (runningCount < options.total && turns.length > 0 && idle < turns.length) {
+      const webhookId = turns.shift() as string;
+      const lane = lanes.get(webhookId);
+      if (!lane || lane.head >= lane.ready.length) {
+        inTurns.delete(webhookId);
+        idle = 0;
+        continue;
+      }
+      turns.push(webhookId);
+      if (lane.running.size >= options.perEndpoint) {
+        idle += 1;
+        continue;
+      }
+      idle = 0;
+      const job = lane.ready[lane.head];
+      lane.head += 1;
+      if (lane.head > 1024 && lane.head * 2 > lane.ready.length) {
+        lane.ready = lane.ready.slice(lane.head);
+        lane.head = 0;
+      }
+      if (lane.head >= lane.ready.length) {
+        lane.ready = [];
+        lane.head = 0;
+      }
+      start(job, lane);
+    }
+    arm();
   };
 
   const arm = () => {
-    if (stopped) return;
+    const next = heap.length > 0 ? heap[0][0] : Infinity;
+    if (next === timerAt) return;
     if (timer) clearTimeout(timer);
     timer = null;
-    const next = peek();
-    if (!next) return;
-    timer = setTimeout(tick, Math.max(0, Math.min(next[0] - Date.now(), 1000)));
+    timerAt = next;
+    if (next === Infinity || stopped) return;
+    timer = setTimeout(
+      () => {
+        timer = null;
+        timerAt = Infinity;
+        pump();
+      },
+      Math.max(0, Math.min(next - Date.now(), 2_000_000_000)),
+    );
   };
 
-  const start = (id: string) => {
-    due.delete(id);
-    const running = run(id)
-      .catch((error) => options.onError(error, id))
-      .finally(() => {
-        inFlight.delete(id);
-        const at = again.get(id);
-        again.delete(id);
-        if (at !== undefined) enqueue(id, at);
-        else arm();
-      });
-    inFlight.set(id, running);
+  let pumpQueued = false;
+  const schedulePump = () => {
+    if (pumpQueued) return;
+    pumpQueued = true;
+    queueMicrotask(() => {
+      pumpQueued = false;
+      pump();
+    });
   };
 
-  const tick = () => {
-    timer = null;
-    if (stopped) return;
-    const now = Date.now();
-    for (let next = peek(); next && next[0] <= now && inFlight.size < options.maxConcurrent; next = peek()) {
-      pop();
-      start(next[1]);
-    }
-    arm();
+  const place = (job: J, atMs: number) => {
+    if (atMs <= Date.now()) makeReady(job);
+    else push([atMs, sequence++, job]);
   };
 
-  const enqueue = (id: string, atMs = Date.now()) => {
-    if (stopped) return;
-    if (inFlight.has(id)) {
-      again.set(id, Math.min(again.get(id) ?? Infinity, atMs));
-      return;
+  const enqueue = (job: J, atMs = 0): boolean => {
+    if (stopped) return false;
+    const existing = held.get(job.id);
+    if (existing) {
+      // Running now: it goes back on the timetable once this run is over (a job held in another
+      // state — waiting — runs once).
+      if (existing === job && lanes.get(job.webhookId)?.running.has(job.id)) again.set(job.id, Math.min(again.get(job.id) ?? Infinity, atMs));
+      return true;
     }
-    const at = Math.min(due.get(id) ?? Infinity, atMs);
-    if (due.get(id) !== at) {
-      due.set(id, at);
-      push([at, id]);
-    }
-    arm();
+    const lane = lanes.get(job.webhookId);
+    if (held.size >= options.maxJobs || (lane?.held ?? 0) >= options.maxJobsPerEndpoint) return false;
+    held.set(job.id, job);
+    laneOf(job.webhookId).held += 1;
+    place(job, atMs);
+    schedulePump();
+    return true;
   };
 
   return {
     enqueue,
-    get size() {
-      return due.size + inFlight.size;
+    has: (id) => held.has(id),
+    size: (webhookId) => (webhookId === undefined ? held.size : (lanes.get(webhookId)?.held ?? 0)),
+    busyForMs: (webhookId) => {
+      const lane = lanes.get(webhookId);
+      if (!lane || lane.running.size === 0) return 0;
+      let oldest = Infinity;
+      for (const startedAt of lane.running.values()) oldest = Math.min(oldest, startedAt);
+      return Date.now() - oldest;
     },
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
-      due.clear();
-      again.clear();
       heap.length = 0;
-      await Promise.allSettled([...inFlight.values()]);
+      turns.length = 0;
+      await Promise.allSettled([...running]);
     },
   };
 };

@@ -7,4 +7,4 @@ import { createHmac } from 'node:crypto';
 export const SIGNATURE_HEADER = 'x-webhook-signature';
 
 export const signatureHeader = (secret: string, body: string, unixSeconds: number): string =>
-  `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`;
+  `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.`).update(body).digest('hex')}`;

@@ -60,6 +60,12 @@ const waitReady = async (url: string, child: Child, timeoutMs: number): Promise<
 };
 
 /**
+ * One key for every service this bench run starts: item 4 restarts the service on the same data,
+ * and a new key would leave the endpoints' stored secrets undecryptable (every attempt failing).
+ */
+const BENCH_SECRETS_KEY = process.env.SECRETS_KEY || randomBytes(32).toString('base64');
+
+/**
  * The all-in-one service as `node --import tsx runtime/main.ts` in a child process, on a temp
  * DATA_DIR and a free port, logging at warn, without the demo account, allowed to deliver webhooks
  * to loopback receivers, with a per-key rate limit no bench reaches. BENCH_CPU_PROF=1 writes a CPU profile of it to bench/results/profiles.
@@ -79,7 +85,7 @@ export const startService = async (mode: AdapterMode, runId: string, options: Se
       HOST: '127.0.0.1',
       ADMIN_API_KEY: adminKey,
       // Required on shared adapters (one key for every process of a deployment); harmless on the embedded ones.
-      SECRETS_KEY: process.env.SECRETS_KEY || randomBytes(32).toString('base64'),
+      SECRETS_KEY: BENCH_SECRETS_KEY,
       LOG_LEVEL: 'warn',
       // as `npm start` and the Docker image run it (sharp's advice for glibc; see Dockerfile)
       MALLOC_ARENA_MAX: '2',

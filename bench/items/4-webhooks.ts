@@ -139,7 +139,7 @@ export const item: BenchItem = {
       const rawPerSecond = await rawPosts(url, delivered.sample.body, ctx.durationS);
       const appendsPerSecond = await rawAppendsPerSecond(ctx.service.adapterEnv, { durationS: ctx.durationS, warmupS: ctx.warmupS, concurrency: CONCURRENCY });
       // A delivery that is recorded at all costs at least one POST and one append (this dispatcher
-      // makes two: scheduled, attempted), even with signing, reads and projections for free.
+      // makes one in the common case: its outcome), even with signing, reads and projections for free.
       const ceiling = serialCeiling(rawPerSecond, appendsPerSecond);
 
       return [

@@ -10,6 +10,7 @@ import { evolveWebhookRegistry, initialWebhookRegistryState, type WebhookRegistr
 import {
   evolveWebhookDelivery,
   initialWebhookDeliveryState,
+  type DeliveryOpening,
   type WebhookDeliveryEvent,
   type WebhookDeliveryState,
 } from './delivery.ts';
@@ -173,6 +174,8 @@ export type WebhookDeliveryCommand =
       /** 0..250 ms added to the backoff so retries of many deliveries do not line up. */
       jitter_ms: number;
       now: string;
+      /** The delivery, for a first attempt on a stream nothing has been recorded on yet. */
+      opening?: DeliveryOpening;
     }
   | { type: 'AbandonDelivery'; reason: string; now: string }
   | { type: 'RequestRedelivery'; account_id: string; webhook_id: string; now: string };
@@ -185,6 +188,13 @@ export const decideWebhookDelivery = (command: WebhookDeliveryCommand, state: We
       return [{ type: 'WebhookDeliveryScheduled', data: { ...data, scheduled_at: now } }];
     }
     case 'RecordAttempt': {
+      if (state.status === 'none' && command.opening) {
+        const opened = evolveWebhookDelivery(state, { type: 'WebhookDeliveryScheduled', data: command.opening });
+        const { opening: _opening, ...rest } = command;
+        return decideWebhookDelivery(rest, opened).map((event) =>
+          event.type === 'WebhookDeliveryAttempted' ? { ...event, data: { ...event.data, opened: command.opening } } : event,
+        );
+      }
       if (state.status !== 'pending' || state.attempts + 1 !== command.attempt) {
         throw new DomainError('conflict', 'this attempt was already recorded or the delivery is no longer pending');
       }

@@ -160,6 +160,24 @@ describe('webhook delivery decider', () => {
     spec.given(finished).when({ ...redeliver, account_id: 'x' }).thenThrows('forbidden');
     spec.given(finished).when({ ...redeliver, webhook_id: 'other' }).thenThrows('not_found');
   });
+  it('records a first attempt as the one event that opens the stream (no Scheduled before it)', () => {
+    const opening = scheduled.data;
+    const opened = (outcome: WebhookDeliveryAttempted['data']['outcome'], next: string | null): WebhookDeliveryAttempted => ({
+      ...attempted(1, outcome, next),
+      data: { ...attempted(1, outcome, next).data, opened: opening },
+    });
+    spec.given([]).when({ ...attempt(1, true), opening }).then([opened('succeeded', null)]);
+    spec.given([]).when({ ...attempt(1, false), opening }).then([opened('retrying', at(1100))]);
+    // the retries continue on it as on a stream that began with WebhookDeliveryScheduled
+    spec.given([opened('retrying', at(1100))]).when(attempt(2, false)).then([attempted(2, 'retrying', at(2100))]);
+    spec.given([opened('retrying', at(1100))]).when(attempt(1, false)).thenThrows('conflict');
+    // once anything is recorded the opening is not repeated (a parked delivery's first attempt)
+    spec.given([scheduled]).when({ ...attempt(1, true), opening }).then([attempted(1, 'succeeded', null)]);
+    // without its opening a first attempt has nothing to open
+    spec.given([]).when(attempt(1, true)).thenThrows('conflict');
+    const state = [opened('retrying', at(1100))].reduce(webhookDeliveryDecider.evolve, webhookDeliveryDecider.initialState());
+    expect(state).toMatchObject({ status: 'pending', deliveryId: 'd', webhookId: 'w1', eventType: 'vote.created', payload: { id: 1 }, attempts: 1, roundAttempts: 1, nextAttemptAt: at(1100) });
+  });
   it('abandons a pending delivery only', () => {
     expect(webhookDeliveryDecider.decide({ type: 'AbandonDelivery', reason: 'endpoint disabled', now }, webhookDeliveryDecider.evolve(webhookDeliveryDecider.initialState(), scheduled))).toHaveLength(1);
     spec.given([scheduled, attempted(1, 'succeeded', null)]).when({ type: 'AbandonDelivery', reason: 'x', now }).thenNothing();

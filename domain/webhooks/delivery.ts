@@ -8,6 +8,17 @@ export const webhookDeliveryStream = (deliveryId: string): string => `webhookdel
 
 export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed';
 
+/** What a delivery is: the event it carries to which endpoint (recorded with its first event). */
+export type DeliveryOpening = {
+  delivery_id: string;
+  webhook_id: string;
+  account_id: string;
+  event_id: string;
+  event_type: string;
+  payload: Record<string, unknown>;
+  scheduled_at: string;
+};
+
 export type WebhookDeliveryScheduled = Event<
   'WebhookDeliveryScheduled',
   {
@@ -34,6 +45,12 @@ export type WebhookDeliveryAttempted = Event<
     error: string | null;
     outcome: DeliveryOutcome;
     next_attempt_at: string | null;
+    /**
+     * Present when this attempt opens the delivery's stream: a delivery attempted straight from
+     * the bus is recorded by one event, its first outcome, instead of WebhookDeliveryScheduled
+     * followed by WebhookDeliveryAttempted. Older streams start with WebhookDeliveryScheduled.
+     */
+    opened?: DeliveryOpening;
   }
 >;
 export type WebhookDeliveryAbandoned = Event<
@@ -71,20 +88,34 @@ export type WebhookDeliveryState =
 
 export const initialWebhookDeliveryState = (): WebhookDeliveryState => ({ status: 'none' });
 
-export const evolveWebhookDelivery = (state: WebhookDeliveryState, event: WebhookDeliveryEvent): WebhookDeliveryState => {
-  if (event.type === 'WebhookDeliveryScheduled') {
-    return {
-      status: 'pending',
-      deliveryId: event.data.delivery_id,
-      webhookId: event.data.webhook_id,
-      accountId: event.data.account_id,
-      eventType: event.data.event_type,
-      payload: event.data.payload,
-      attempts: 0,
-      roundAttempts: 0,
-      nextAttemptAt: event.data.scheduled_at,
-    };
-  }
+/**
+ * The dispatcher's own bookkeeping: what it records about its attempts. Only the dispatcher and
+ * the delivery log read these, from the event store; the relay keeps them off the bus (the
+ * events people act on — WebhookDisabled, WebhookRedeliveryRequested — still travel).
+ */
+export const DISPATCHER_BOOKKEEPING_EVENTS: ReadonlySet<string> = new Set([
+  'WebhookDeliveryScheduled',
+  'WebhookDeliveryAttempted',
+  'WebhookDeliveryAbandoned',
+  'WebhookAttemptFailed',
+  'WebhookFailuresReset',
+]);
+
+const opened = (data: DeliveryOpening): WebhookDeliveryState => ({
+  status: 'pending',
+  deliveryId: data.delivery_id,
+  webhookId: data.webhook_id,
+  accountId: data.account_id,
+  eventType: data.event_type,
+  payload: data.payload,
+  attempts: 0,
+  roundAttempts: 0,
+  nextAttemptAt: data.scheduled_at,
+});
+
+export const evolveWebhookDelivery = (before: WebhookDeliveryState, event: WebhookDeliveryEvent): WebhookDeliveryState => {
+  if (event.type === 'WebhookDeliveryScheduled') return opened(event.data);
+  const state = before.status === 'none' && event.type === 'WebhookDeliveryAttempted' && event.data.opened ? opened(event.data.opened) : before;
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'WebhookDeliveryAttempted':
