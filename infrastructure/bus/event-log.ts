@@ -1,6 +1,6 @@
 import type { LogTail, TailEntry } from '../event-store/tail.ts';
 import { openSqlite, type SqliteDatabase } from '../sqlite.ts';
-import { topicOfStream } from './envelope.ts';
+import { topicFor } from './envelope.ts';
 import { migrateCopyingBus, OFFSETS_SCHEMA } from './event-log-migration.ts';
 import { consumeHandler, type Bus, type ConsumeOptions, type Consumer, type GroupLag, type IncomingMessage } from './port.ts';
 
@@ -29,7 +29,7 @@ export type EventLogBusOptions = {
 };
 
 const toMessage = (entry: TailEntry): IncomingMessage => ({
-  topic: topicOfStream(entry.streamName),
+  topic: topicFor(entry.category),
   key: entry.streamName,
   value: entry.envelope,
   offset: entry.position.toString(),
@@ -44,10 +44,12 @@ const toMessage = (entry: TailEntry): IncomingMessage => ({
  * crash redelivers at most the batch in hand. One member of a group is active at a time in a
  * process; the next takes over when it stops.
  *
- * New events reach a group as soon as this process appended them (the tail's append signal) or
- * within the tail's poll interval when another process did (the standalone dispatcher on the same
- * DATA_DIR). Groups that read the same new events in the same turn share one read of the log with
- * each other and with the projections (the SQLite tail's shared reads).
+ * A group that has read everything waits at the end of the log. One follower per bus reads each
+ * new stretch of the log once for all the waiting groups — as soon as this process appended it (the
+ * tail's append signal) or within the tail's poll interval when another process did (the
+ * standalone dispatcher on the same DATA_DIR) — wakes only the groups with events of their topics
+ * in it, and moves the others' offsets past it without waking them. The SQLite tail shares that
+ * read with the projections' subscription and with the groups it wakes (same rows, same turn).
  */
 export const eventLogBus = async (tail: LogTail, file: string | undefined, options: EventLogBusOptions = {}): Promise<Bus> => {
   const db: SqliteDatabase = openSqlite(file ?? ':memory:');
@@ -59,6 +61,59 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
 
   const storedOffset = db.prepare<[string], { position: bigint }>('SELECT position FROM log_offsets WHERE grp = ?');
   const writeOffset = db.prepare('INSERT INTO log_offsets (grp, position) VALUES (?, ?) ON CONFLICT (grp) DO UPDATE SET position = excluded.position');
+
+  /** A group waiting at the end of the log for events of its categories. */
+  type Waiter = { offset: () => bigint; categories: Set<string>; wake: () => void; advance: (position: bigint) => void };
+  const waiters = new Set<Waiter>();
+  let scanning = false;
+  let scanAgain = false;
+  /** Reads what follows the waiting groups' offsets (usually one read: they wait at the same place). */
+  const scanOnce = async () => {
+    const byOffset = new Map<bigint, Waiter[]>();
+    for (const waiter of waiters) {
+      const list = byOffset.get(waiter.offset());
+      if (list) list.push(waiter);
+      else byOffset.set(waiter.offset(), [waiter]);
+    }
+    for (const [offset, list] of byOffset) {
+      const entries = await tail.read(offset, READ_LIMIT);
+      if (entries.length === 0) continue;
+      const last = entries[entries.length - 1].position;
+      for (const waiter of list) {
+        if (!waiters.has(waiter)) continue;
+        if (entries.some((entry) => waiter.categories.has(entry.category))) {
+          waiters.delete(waiter);
+          waiter.wake();
+        } else {
+          waiter.advance(last);
+          if (entries.length === READ_LIMIT) scanAgain = true;
+        }
+      }
+    }
+  };
+  const scan = () => {
+    if (scanning) {
+      scanAgain = true;
+      return;
+    }
+    if (waiters.size === 0) return;
+    scanning = true;
+    void (async () => {
+      try {
+        do {
+          scanAgain = false;
+          await scanOnce();
+        } while (scanAgain && waiters.size > 0);
+      } catch {
+        // The log could not be read (closing, or a transient error): the next signal or poll tries again.
+      } finally {
+        scanning = false;
+      }
+    })();
+  };
+  const stopListening = tail.onAppended(scan);
+  const poller = setInterval(scan, tail.pollIntervalMs);
+  poller.unref();
 
   const activeGroups = new Map<string, Promise<void>>();
   const consumers = new Set<Consumer>();
@@ -85,10 +140,11 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
     if (!db.open) throw new Error('the bus is closed');
     groupTopics.set(group, [...new Set([...(groupTopics.get(group) ?? []), ...consumeOptions.topics])]);
     await ensureOffset(group);
-    const topics = new Set(consumeOptions.topics);
+    // Topics are stream categories: `events.vote` is the `vote-…` streams.
+    const categories = new Set(consumeOptions.topics.filter((topic) => topic.startsWith('events.')).map((topic) => topic.slice('events.'.length)));
     let stopped = false;
     let wake: (() => void) | null = null;
-    const stopListening = tail.onAppended(() => wake?.());
+    /** Sleeps for a back-off; stop ends it early. */
     const sleep = (ms: number) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -113,6 +169,32 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
       committed = position;
       committedAt = Date.now();
     };
+    /** Past events of other topics: in memory at once, written now and then. */
+    const advance = (position: bigint) => {
+      offset = position;
+      reached.set(group, position);
+      if (Date.now() - committedAt >= idleCommitIntervalMs && db.open) commit(position);
+    };
+    /** Waits at the end of the log until the follower sees events of this group's topics (or stop). */
+    const waitForEvents = () =>
+      new Promise<void>((resolve) => {
+        if (stopped) return resolve();
+        const waiter: Waiter = {
+          offset: () => offset,
+          categories,
+          advance,
+          wake: () => {
+            wake = null;
+            resolve();
+          },
+        };
+        wake = () => {
+          waiters.delete(waiter);
+          wake = null;
+          resolve();
+        };
+        waiters.add(waiter);
+      });
 
     /**
      * One message at a time; the offset is written once per read, up to what was handled: all of
@@ -165,17 +247,14 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
         while (!stopped) {
           const entries = await tail.read(offset, READ_LIMIT);
           if (entries.length === 0) {
-            if (offset !== committed) commit(offset);
-            await sleep(tail.pollIntervalMs);
+            await waitForEvents();
             continue;
           }
           const last = entries[entries.length - 1].position;
-          const mine = entries.filter((entry) => topics.has(topicOfStream(entry.streamName)));
+          const mine = entries.filter((entry) => categories.has(entry.category));
           if (mine.length === 0) {
             // Nothing of this group's: move on in memory, write the offset now and then.
-            offset = last;
-            reached.set(group, last);
-            if (Date.now() - committedAt >= idleCommitIntervalMs) commit(last);
+            advance(last);
             // A group far behind skips through the log in reads of READ_LIMIT: let I/O in between.
             if (entries.length === READ_LIMIT) await new Promise((resolve) => setImmediate(resolve));
             continue;
@@ -196,7 +275,6 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
     const consumer: Consumer = {
       stop: async () => {
         stopped = true;
-        stopListening();
         wake?.();
         await running;
         consumers.delete(consumer);
@@ -212,7 +290,7 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
     const wanted = new Set(topics);
     const window = await tail.read(from, LAG_WINDOW);
     let messages = 0;
-    for (const entry of window) if (wanted.has(topicOfStream(entry.streamName))) messages += 1;
+    for (const entry of window) if (wanted.has(topicFor(entry.category))) messages += 1;
     return { group, topics, messages };
   };
 
@@ -224,6 +302,8 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
     },
     async close() {
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
+      clearInterval(poller);
+      stopListening();
       if (db.open) db.close();
     },
   };

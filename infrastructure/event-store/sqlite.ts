@@ -5,6 +5,7 @@ import { openSqlite } from '../sqlite.ts';
 import {
   WrongExpectedRevisionError,
   matchesFilter,
+  streamCategory,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -44,6 +45,7 @@ const toRecorded = (row: Row): RecordedEvent => ({
 class RowEntry implements TailEntry {
   readonly #row: Row;
   #envelope: string | undefined;
+  #category: string | undefined;
   constructor(row: Row) {
     this.#row = row;
   }
@@ -52,6 +54,9 @@ class RowEntry implements TailEntry {
   }
   get streamName(): string {
     return this.#row.stream;
+  }
+  get category(): string {
+    return (this.#category ??= streamCategory(this.#row.stream));
   }
   get timestamp(): string {
     return this.#row.created_at;

@@ -1,5 +1,5 @@
 import { envelopeOf } from '../bus/envelope.ts';
-import type { EventStore } from './port.ts';
+import { streamCategory, type EventStore } from './port.ts';
 
 /**
  * One event of the log as a reader that routes events by stream needs it (the embedded bus):
@@ -9,6 +9,8 @@ import type { EventStore } from './port.ts';
 export type TailEntry = {
   readonly position: bigint;
   readonly streamName: string;
+  /** The stream's category (`vote` for `vote-123`). */
+  readonly category: string;
   /** The event's metadata timestamp (ISO 8601). */
   readonly timestamp: string;
   readonly envelope: string;
@@ -42,6 +44,7 @@ export const portTail = (store: Pick<EventStore, 'readAll' | 'headPosition'>, po
     return events.map((event) => ({
       position: event.position,
       streamName: event.streamName,
+      category: streamCategory(event.streamName),
       timestamp: event.metadata.timestamp,
       envelope: envelopeOf(event),
     }));
