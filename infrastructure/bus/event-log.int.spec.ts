@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -150,6 +151,20 @@ describe('event-log bus', () => {
     await bus.close();
     await store.close();
   });
+
+  it('keeps a process that only consumes alive while it consumes, and lets it exit once the consumer stopped', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'consume-only.ts'), dir, '1500'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const started = Date.now();
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    expect(await exited).toBe(0);
+    expect(output).toContain('consuming');
+    expect(output).toContain('stopped');
+    // It ran until its consumer stopped (1.5 s after it started consuming), not a moment less.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+  }, 60_000);
 
   it('upgrades a bus file of the copying bus: each group resumes where it was, the copy is dropped', async () => {
     const store = sqliteEventStore(events, { pollIntervalMs: 20 });

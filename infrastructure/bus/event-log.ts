@@ -112,6 +112,7 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
     })();
   };
   const stopListening = tail.onAppended(scan);
+  // Keeps the process alive while it has consumers (their waits are promises, not timers).
   const poller = setInterval(scan, tail.pollIntervalMs);
   poller.unref();
 
@@ -278,9 +279,11 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
         wake?.();
         await running;
         consumers.delete(consumer);
+        if (consumers.size === 0) poller.unref();
       },
     };
     consumers.add(consumer);
+    poller.ref();
     return consumer;
   };
 
