@@ -2,12 +2,14 @@ import { join } from 'node:path';
 import { assertDeploymentSecrets, type Config } from './config.ts';
 import type { EventStore } from './event-store/port.ts';
 import type { ReadStore } from './read-store/port.ts';
-import type { Bus } from './bus/port.ts';
+import type { Broker, Bus } from './bus/port.ts';
 import type { Mailer } from './mail/port.ts';
 import { inMemoryWritePositions, type WritePositions } from './consistency/write-positions.ts';
 import { sqliteEventStore } from './event-store/sqlite.ts';
 import { embeddedReadStore } from './read-store/embedded.ts';
-import { inProcessBus } from './bus/in-process.ts';
+import { eventLogBus } from './bus/event-log.ts';
+import { RELAY_CHECKPOINT } from './bus/envelope.ts';
+import { portTail } from './event-store/tail.ts';
 import { fileMailer } from './mail/file.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 import { openSecretBox } from './secrets/secrets-key.ts';
@@ -23,7 +25,10 @@ import { mongoWritePositions } from './consistency/mongo-write-positions.ts';
 export type Adapters = {
   eventStore: EventStore;
   readStore: ReadStore;
+  /** What consumers read: the broker when one is configured, else the event log itself (bus/event-log.ts). */
   bus: Bus;
+  /** The broker the relay feeds (Kafka), null on the embedded bus, which needs no relay. */
+  broker: Broker | null;
   blobs: BlobStore;
   mailer: Mailer;
   /** Encrypts webhook signing secrets (SECRETS_KEY, or DATA_DIR/secrets.key on the embedded runtime). */
@@ -44,11 +49,17 @@ export const openAdapters = async (config: Config): Promise<Adapters> => {
   // Before anything is opened: a process on shared adapters without SECRETS_KEY refuses to start.
   assertDeploymentSecrets(config);
   const closers: (() => Promise<void>)[] = [];
-  const eventStore = config.eventStoreUrl
-    ? eventStoreDbEventStore(config.eventStoreUrl)
-    : sqliteEventStore(join(config.dataDir, 'events.db'));
+  const embeddedLog = config.eventStoreUrl ? null : sqliteEventStore(join(config.dataDir, 'events.db'));
+  const eventStore: EventStore = embeddedLog ?? eventStoreDbEventStore(config.eventStoreUrl as string);
   const readStore = config.mongoUrl ? await mongoReadStore(config.mongoUrl) : embeddedReadStore(join(config.dataDir, 'read-models.db'));
-  const bus = config.kafkaBrokers ? await kafkaBus({ brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }) : inProcessBus(join(config.dataDir, 'bus.db'));
+  const broker = config.kafkaBrokers ? await kafkaBus({ brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }) : null;
+  // Without a broker, consumers read the log itself; `bus.db` keeps their offsets (and is
+  // upgraded once from the copying bus, which needs where its relay had got to).
+  const bus: Bus =
+    broker ??
+    (await eventLogBus(embeddedLog?.tail ?? portTail(eventStore), join(config.dataDir, 'bus.db'), {
+      legacyRelayCheckpoint: () => readStore.getCheckpoint(RELAY_CHECKPOINT),
+    }));
   const blobs = config.mongoUrl ? await gridFsBlobStore(config.mongoUrl) : fileBlobStore(join(config.dataDir, 'blobs'));
   let writePositions: WritePositions = inMemoryWritePositions();
   if (config.mongoUrl) {
@@ -61,6 +72,7 @@ export const openAdapters = async (config: Config): Promise<Adapters> => {
     eventStore,
     readStore,
     bus,
+    broker,
     blobs,
     mailer,
     secrets: await openSecretBox(config),
@@ -68,7 +80,7 @@ export const openAdapters = async (config: Config): Promise<Adapters> => {
     kinds: {
       eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sqlite',
       readStore: config.mongoUrl ? 'mongodb' : 'embedded',
-      bus: config.kafkaBrokers ? 'kafka' : 'in-process',
+      bus: config.kafkaBrokers ? 'kafka' : 'event-log',
       blobs: config.mongoUrl ? 'gridfs' : 'files',
       mailer: config.smtpUrl ? 'smtp' : 'files',
     },

@@ -9,7 +9,7 @@ import { loadOpsConfig } from '../infrastructure/ops-config.ts';
 import { startProcessOps } from '../infrastructure/ops.ts';
 import { Collections } from '../contracts/read-models.ts';
 
-/** The projectors on their own: read models and the relay to the bus. */
+/** The projectors on their own: read models, and the relay when a broker is configured. */
 const config = loadConfig();
 const logger = createLogger('projectors', config.logLevel);
 const adapters = await openAdapters(config);
@@ -19,13 +19,14 @@ const ops = await startProcessOps({
   ops: loadOpsConfig(),
   adapters,
   readyCheckpoints: names,
-  lagCheckpoints: [...names, RELAY_CHECKPOINT],
+  lagCheckpoints: adapters.broker ? [...names, RELAY_CHECKPOINT] : names,
   readModelGauges: { webhooks: Collections.webhooks, webhookDeliveries: Collections.webhookDeliveries },
 });
 const running = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
-const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
+// A broker is fed by the relay; the embedded bus reads the log itself.
+const relay = adapters.broker ? await startRelay(adapters.eventStore, adapters.readStore, adapters.broker, logger) : null;
 onShutdown(async () => {
-  await relay.stop();
+  await relay?.stop();
   await running.stop();
   await ops.stop();
   await adapters.close();

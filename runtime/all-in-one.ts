@@ -53,7 +53,7 @@ const ensureDemoAccount = async (adapters: Adapters, logger: Logger): Promise<vo
 
 /**
  * The whole service in one process: command API and query API behind one /v1 Fastify surface,
- * projectors, the relay to the bus, processors and the webhook dispatcher.
+ * projectors, the relay (with a broker), processors and the webhook dispatcher.
  */
 /**
  * `vision`: the image models for the pipeline processors (validation, labelling); by default the
@@ -71,13 +71,14 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
     ops: opsConfig,
     adapters,
     readyCheckpoints: READ_MODEL_PROJECTIONS,
-    lagCheckpoints: [...READ_MODEL_PROJECTIONS, RELAY_CHECKPOINT],
+    lagCheckpoints: adapters.broker ? [...READ_MODEL_PROJECTIONS, RELAY_CHECKPOINT] : READ_MODEL_PROJECTIONS,
     readModelGauges: { webhooks: Collections.webhooks, webhookDeliveries: Collections.webhookDeliveries },
   });
   // Before the subscriptions start, so the import does not compete with them (cheap when unchanged).
   const imported = config.referenceDataImport ? await importReferenceDataOnStart(adapters, logger) : false;
   const projectors = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
-  const relay = await startRelay(adapters.eventStore, adapters.readStore, adapters.bus, logger);
+  // A broker is fed by the relay; the embedded bus reads the log itself.
+  const relay = adapters.broker ? await startRelay(adapters.eventStore, adapters.readStore, adapters.broker, logger) : null;
   // VISION_PROVIDER_URL/_MODEL/_API_KEY: detection by a hosted model (infrastructure/vision/hosted.ts); unset, the built-in models.
   const vision = options.vision ?? withVisionProvider(openVisionModels(), visionProviderFromEnv());
   const processors = await startProcessors(adapters.bus, ops.eventStore, logger, allProcessors, {
@@ -139,7 +140,7 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
       await dispatcher?.stop();
       await processors.stop();
       if (!options.vision) await vision.close();
-      await relay.stop();
+      await relay?.stop();
       await projectors.stop();
       await ops.stop();
       await adapters.close();

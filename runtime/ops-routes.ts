@@ -38,7 +38,7 @@ export const opsRoutes =
         eventStore: options.adapters.eventStore,
         head: () => options.ops.head.position,
         adapters: options.adapters.kinds,
-        checkpoints: [...projections.map((projection) => projection.name), RELAY_CHECKPOINT],
+        checkpoints: [...projections.map((projection) => projection.name), ...(options.adapters.broker ? [RELAY_CHECKPOINT] : [])],
         projections: projections.map((projection) => projection.name),
         consumerGroups: options.consumerGroups,
         busLag: options.adapters.bus.lag?.bind(options.adapters.bus),

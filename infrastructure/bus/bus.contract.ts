@@ -1,28 +1,60 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { byKey } from './by-key.ts';
+import { fromBusMessage, topicFor } from './envelope.ts';
 import type { Bus, ConsumeOptions, Consumer, IncomingMessage } from './port.ts';
+
+/**
+ * A bus under test and how events get onto it: appended to the event log (the embedded bus reads
+ * the log itself) or published as the relay publishes them (a broker). `close` closes the bus and
+ * whatever the harness opened for it.
+ */
+export type BusUnderTest = {
+  bus: Bus;
+  append: (events: { streamName: string; value: string }[]) => Promise<void>;
+  close: () => Promise<void>;
+};
+
+/** What a contract event carries: its `value`, read back from the message as consumers read events. */
+const valueOf = (message: IncomingMessage): string => String((fromBusMessage(message).data as { value: unknown }).value);
 
 /**
  * The contract every bus adapter must pass. `makeBus` may be called more than once per test
  * (a second instance stands for a restarted process) and must then reach the same messages.
+ * Each test has a topic of its own: a stream category nobody else writes (`events.c1a2b3c4d`).
  */
-export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): void => {
+export const busContract = (adapterName: string, makeBus: () => Promise<BusUnderTest>): void => {
   describe(`bus contract: ${adapterName}`, () => {
+    let harness: BusUnderTest;
     let bus: Bus;
+    let category: string;
     let topic: string;
     const consumers: Consumer[] = [];
+    const open = async () => {
+      harness = await makeBus();
+      bus = harness.bus;
+    };
+    const restart = async () => {
+      await harness.close();
+      await open();
+    };
     beforeEach(async () => {
-      bus = await makeBus();
-      topic = `contract.${randomUUID().slice(0, 8)}`;
+      await open();
+      category = `c${randomUUID().slice(0, 8)}`;
+      topic = topicFor(category);
     });
     afterEach(async () => {
       for (const consumer of consumers.splice(0)) await consumer.stop();
-      await bus.close();
+      await harness.close();
     });
 
-    const publishN = (n: number, key = 'k', start = 0) =>
-      bus.publish(Array.from({ length: n }, (_, i) => ({ topic, key, value: String(start + i) })));
+    const publish = (messages: { key: string; value: string }[]) =>
+      harness.append(messages.map((message) => ({ streamName: `${category}-${message.key}`, value: message.value })));
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+    /** The key part of a message's stream (`k1` of `c1a2b3c4d-k1`). */
+    const keyOf = (message: IncomingMessage) => message.key.slice(category.length + 1);
+
+    const publishN = (n: number, key = 'k', start = 0) => publish(Array.from({ length: n }, (_, i) => ({ key, value: String(start + i) })));
 
     const collect = async (group: string, into: string[], target: Bus = bus, fail?: (m: IncomingMessage) => boolean) => {
       const consumer = await target.consume({
@@ -30,7 +62,7 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
         topics: [topic],
         handle: async (message) => {
           if (fail?.(message)) throw new Error('handler failed');
-          into.push(message.value);
+          into.push(valueOf(message));
         },
       });
       consumers.push(consumer);
@@ -43,6 +75,27 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
       await collect(`g-${randomUUID()}`, seen);
       await publishN(5, 'k', 5);
       await expect.poll(() => seen, { timeout: 20_000 }).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    });
+
+    it('hands a group only the messages of its topics, each naming its topic, its stream as key and carrying the event', async () => {
+      const other = `c${randomUUID().slice(0, 8)}`;
+      const received: IncomingMessage[] = [];
+      await publishN(2, 'k');
+      await harness.append([{ streamName: `${other}-k`, value: 'elsewhere' }]);
+      await publishN(1, 'j', 2);
+      consumers.push(await bus.consume({ group: `gt-${randomUUID()}`, topics: [topic], handle: async (message) => void received.push(message) }));
+      await expect.poll(() => received.length, { timeout: 20_000 }).toBe(3);
+      await settle();
+      // Order holds per key only (a broker spreads keys over partitions).
+      const byValue = [...received].sort((x, y) => Number(valueOf(x)) - Number(valueOf(y)));
+      expect(byValue.map(valueOf)).toEqual(['0', '1', '2']);
+      expect(received.filter((message) => keyOf(message) === 'k').map(valueOf)).toEqual(['0', '1']);
+      expect(byValue.map((message) => message.topic)).toEqual([topic, topic, topic]);
+      expect(byValue.map((message) => message.key)).toEqual([`${category}-k`, `${category}-k`, `${category}-j`]);
+      const event = fromBusMessage(byValue[2]);
+      expect(event).toMatchObject({ streamName: `${category}-j`, type: 'ContractEvent', data: { value: '2' } });
+      expect(typeof event.position).toBe('bigint');
+      expect(typeof event.revision).toBe('bigint');
     });
 
     it('reports the lag of the groups it consumes: waiting messages, zero once handled', async () => {
@@ -58,7 +111,7 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
           topics: [topic],
           handle: async (message) => {
             await gate;
-            seen.push(message.value);
+            seen.push(valueOf(message));
           },
         }),
       );
@@ -84,7 +137,7 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
       let failedOnce = false;
       await publishN(3);
       await collect(`gf-${randomUUID()}`, seen, bus, (message) => {
-        if (message.value === '1' && !failedOnce) {
+        if (valueOf(message) === '1' && !failedOnce) {
           failedOnce = true;
           return true;
         }
@@ -102,8 +155,7 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
       await first.stop();
       consumers.splice(consumers.indexOf(first), 1);
       await publishN(2, 'k', 3);
-      await bus.close();
-      bus = await makeBus();
+      await restart();
       await collect(group, seen);
       await expect.poll(() => seen, { timeout: 30_000 }).toEqual(['0', '1', '2', '3', '4']);
     });
@@ -116,17 +168,16 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
     };
 
     const publishKeyed = (n: number, keys: number, start = 0) =>
-      bus.publish(Array.from({ length: n }, (_, i) => ({ topic, key: `k${(start + i) % keys}`, value: String(start + i) })));
+      publish(Array.from({ length: n }, (_, i) => ({ key: `k${(start + i) % keys}`, value: String(start + i) })));
 
     const range = (n: number, start = 0) => Array.from({ length: n }, (_, i) => String(start + i));
     const numerically = (values: string[]) => [...values].sort((x, y) => Number(x) - Number(y));
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
     it('handleBatch: delivers every message once, including ones published later', async () => {
       const seen: string[] = [];
       await publishKeyed(30, 5);
       await collectBatches(`gb-${randomUUID()}`, async (messages) => {
-        for (const message of messages) seen.push(message.value);
+        for (const message of messages) seen.push(valueOf(message));
       });
       await publishKeyed(30, 5, 30);
       await expect.poll(() => seen.length, { timeout: 20_000 }).toBe(60);
@@ -140,8 +191,8 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
       await collectBatches(
         `gk-${randomUUID()}`,
         byKey(async (message) => {
-          await new Promise((resolve) => setTimeout(resolve, Number(message.value) % 3));
-          perKey.set(message.key, [...(perKey.get(message.key) ?? []), message.value]);
+          await new Promise((resolve) => setTimeout(resolve, Number(valueOf(message)) % 3));
+          perKey.set(keyOf(message), [...(perKey.get(keyOf(message)) ?? []), valueOf(message)]);
         }),
       );
       await publishKeyed(40, 4, 40);
@@ -170,21 +221,20 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
       await publishKeyed(5, 3, 20);
       await expect.poll(() => handled.length, { timeout: 20_000 }).toBe(25);
       await settle();
-      expect(numerically(handled.map((message) => message.value))).toEqual(range(25));
+      expect(numerically(handled.map(valueOf))).toEqual(range(25));
     });
 
     it('handleBatch: a restarted member of the group resumes after the last committed batch', async () => {
       const group = `gbr-${randomUUID()}`;
       const seen: string[] = [];
-      const record = async (messages: IncomingMessage[]) => void seen.push(...messages.map((message) => message.value));
+      const record = async (messages: IncomingMessage[]) => void seen.push(...messages.map(valueOf));
       await publishKeyed(12, 3);
       const first = await collectBatches(group, record);
       await expect.poll(() => seen.length, { timeout: 20_000 }).toBe(12);
       await first.stop();
       consumers.splice(consumers.indexOf(first), 1);
       await publishKeyed(6, 3, 12);
-      await bus.close();
-      bus = await makeBus();
+      await restart();
       await collectBatches(group, record);
       await expect.poll(() => seen.length, { timeout: 30_000 }).toBe(18);
       await settle();
@@ -197,8 +247,8 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       const handle = async (message: IncomingMessage) => {
-        seen.push(message.value);
-        if (message.value === '4') await gate;
+        seen.push(valueOf(message));
+        if (valueOf(message) === '4') await gate;
       };
       const options: ConsumeOptions =
         mode === 'handle'
@@ -211,8 +261,7 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
       setTimeout(release, 200);
       await stopping;
       const before = seen.length;
-      await bus.close();
-      bus = await makeBus();
+      await restart();
       const second = await bus.consume(options);
       consumers.push(second);
       await publishN(1, 'k', 10);
@@ -236,7 +285,7 @@ export const busContract = (adapterName: string, makeBus: () => Promise<Bus>): v
       const seen: string[] = [];
       await collect(group, seen);
       await collect(group, seen);
-      await bus.publish(Array.from({ length: 20 }, (_, i) => ({ topic, key: `k${i % 4}`, value: String(i) })));
+      await publish(Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 4}`, value: String(i) })));
       await expect.poll(() => seen.length, { timeout: 30_000 }).toBe(20);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect([...seen].sort((x, y) => Number(x) - Number(y))).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));

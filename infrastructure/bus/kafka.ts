@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Kafka, logLevel, type Admin, type Batch, type EachBatchPayload, type Consumer as KafkaConsumer, type KafkaMessage, type Producer } from 'kafkajs';
-import { consumeHandler, type Bus, type ConsumeOptions, type Consumer, type IncomingMessage, type OutgoingMessage } from './port.ts';
+import { consumeHandler, type Broker, type ConsumeOptions, type Consumer, type IncomingMessage, type OutgoingMessage } from './port.ts';
 
 export type KafkaBusOptions = {
   brokers: string[];
@@ -28,7 +28,7 @@ const backOffMs = (failures: number): number => Math.min(5000, 50 * 2 ** Math.mi
  * with back-off while the consumer keeps heartbeating, so long work does not cost the group
  * membership.
  */
-export const kafkaBus = async (options: KafkaBusOptions): Promise<Bus> => {
+export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
   const kafka = new Kafka({
     clientId: options.clientId ?? 'animal-data',
     brokers: options.brokers,

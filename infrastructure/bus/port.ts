@@ -33,13 +33,22 @@ export type Consumer = { stop: () => Promise<void> };
 /** Messages a consumer group still has to handle on its topics (for metrics and the console). */
 export type GroupLag = { group: string; topics: string[]; messages: number };
 
+/**
+ * What consumers see. On the embedded runtime the bus is the event log itself (`event-log.ts`:
+ * every event is on the topic of its stream category, nothing is published); a broker (Kafka) is
+ * fed by the relay (`Broker.publish`).
+ */
 export interface Bus {
-  /** Resolves once every message is durably accepted by the bus (acknowledged). */
-  publish(messages: OutgoingMessage[]): Promise<void>;
   consume(options: ConsumeOptions): Promise<Consumer>;
   /** The lag of every group consumed through this bus instance (this process's consumers). */
   lag?(): Promise<GroupLag[]>;
   close(): Promise<void>;
+}
+
+/** A bus that holds its own copy of the messages: they get there by `publish` (the relay). */
+export interface Broker extends Bus {
+  /** Resolves once every message is durably accepted by the bus (acknowledged). */
+  publish(messages: OutgoingMessage[]): Promise<void>;
 }
 
 /** The handler `consume` runs, after checking that exactly one of `handle`/`handleBatch` is given. */

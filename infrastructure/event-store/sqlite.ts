@@ -5,6 +5,7 @@ import { openSqlite } from '../sqlite.ts';
 import {
   WrongExpectedRevisionError,
   matchesFilter,
+  streamCategory,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -15,6 +16,8 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './port.ts';
+import type { LogTail, TailEntry } from './tail.ts';
+import { envelopeOfStored } from '../bus/envelope.ts';
 
 type Row = {
   position: number | bigint;
@@ -24,6 +27,8 @@ type Row = {
   type: string;
   data: string;
   metadata: string;
+  /** The metadata's timestamp. */
+  created_at: string;
 };
 
 const toRecorded = (row: Row): RecordedEvent => ({
@@ -35,6 +40,39 @@ const toRecorded = (row: Row): RecordedEvent => ({
   data: JSON.parse(row.data),
   metadata: JSON.parse(row.metadata),
 });
+
+/** A row as a tail entry: the bus envelope is made from the stored JSON text, once, when asked for. */
+class RowEntry implements TailEntry {
+  readonly #row: Row;
+  #envelope: string | undefined;
+  #category: string | undefined;
+  constructor(row: Row) {
+    this.#row = row;
+  }
+  get position(): bigint {
+    return BigInt(this.#row.position);
+  }
+  get streamName(): string {
+    return this.#row.stream;
+  }
+  get category(): string {
+    return (this.#category ??= streamCategory(this.#row.stream));
+  }
+  get timestamp(): string {
+    return this.#row.created_at;
+  }
+  get envelope(): string {
+    return (this.#envelope ??= envelopeOfStored({
+      id: this.#row.event_id,
+      type: this.#row.type,
+      streamName: this.#row.stream,
+      revision: BigInt(this.#row.revision),
+      position: BigInt(this.#row.position),
+      data: this.#row.data,
+      metadata: this.#row.metadata,
+    }));
+  }
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -62,7 +100,10 @@ export type SqliteEventStoreOptions = {
  * stream, expectations checked inside an IMMEDIATE transaction so concurrent appenders, in this
  * process or another, get exactly one winner per revision.
  */
-export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions = {}): EventStore => {
+/** The embedded store also offers its log to readers that keep their own positions (the embedded bus). */
+export type SqliteEventStore = EventStore & { tail: LogTail };
+
+export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore => {
   const db: Database.Database = openSqlite(file);
   db.exec(SCHEMA);
   db.defaultSafeIntegers(true);
@@ -87,6 +128,44 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
     allForwards: db.prepare<[bigint, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?'),
     allBackwards: db.prepare<[bigint, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position DESC LIMIT ?'),
     head: db.prepare<[], { position: bigint | null }>('SELECT max(position) AS position FROM events'),
+    firstSince: db.prepare<[string], { position: bigint | null }>('SELECT min(position) AS position FROM events WHERE created_at >= ?'),
+  };
+
+  /**
+   * The rows after a position, shared by every reader that asks for the same ones in the same turn
+   * of the event loop: an append wakes the projections' subscription and each bus consumer group,
+   * and they all read the same new rows, so one query serves them all. Forgotten at the next turn
+   * and at every commit (before the readers are woken), so nobody is served rows older than the
+   * append that woke them.
+   */
+  let shared = new Map<string, Row[]>();
+  const sharedEntries = new WeakMap<Row[], TailEntry[]>();
+  let forgetScheduled = false;
+  const forgetShared = () => {
+    forgetScheduled = false;
+    if (shared.size > 0) shared = new Map();
+  };
+  const rowsAfter = (after: bigint, limit: number): Row[] => {
+    const key = `${after}:${limit}`;
+    let rows = shared.get(key);
+    if (!rows) {
+      rows = stmt.allForwards.all(after, limit);
+      shared.set(key, rows);
+      if (!forgetScheduled) {
+        forgetScheduled = true;
+        setImmediate(forgetShared);
+      }
+    }
+    return rows;
+  };
+  const entriesAfter = (after: bigint, limit: number): TailEntry[] => {
+    const rows = rowsAfter(after, limit);
+    let entries = sharedEntries.get(rows);
+    if (!entries) {
+      entries = rows.map((row) => new RowEntry(row));
+      sharedEntries.set(rows, entries);
+    }
+    return entries;
   };
 
   const expectationHolds = (expected: ExpectedRevision, current: bigint | null): boolean => {
@@ -185,7 +264,10 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
         batch[index].resolve(outcome.result);
       } else batch[index].reject(outcome.error);
     });
-    if (last !== null) appended.emit('appended', last);
+    if (last !== null) {
+      forgetShared();
+      appended.emit('appended', last);
+    }
   };
 
   const subscribe = (options: SubscribeOptions): Subscription => {
@@ -213,7 +295,7 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
     const loop = (async () => {
       let failures = 0;
       while (!stopped && !closed) {
-        const rows = stmt.allForwards.all(position, batchSize);
+        const rows = rowsAfter(position, batchSize);
         if (rows.length === 0) {
           await waitForMore();
           continue;
@@ -251,7 +333,26 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
     return subscription;
   };
 
+  const tail: LogTail = {
+    async read(after, limit) {
+      if (closed) throw new Error('the event store is closed');
+      return entriesAfter(after, limit);
+    },
+    onAppended(listener) {
+      appended.on('appended', listener);
+      return () => void appended.off('appended', listener);
+    },
+    pollIntervalMs,
+    async positionBefore(since) {
+      const first = stmt.firstSince.get(since)?.position;
+      if (first !== null && first !== undefined) return BigInt(first) - 1n;
+      const head = stmt.head.get()?.position;
+      return head === null || head === undefined ? 0n : BigInt(head);
+    },
+  };
+
   return {
+    tail,
     async append(streamName, events, options = {}) {
       if (events.length === 0) throw new Error('append needs at least one event');
       if (closed) throw new Error('the event store is closed');

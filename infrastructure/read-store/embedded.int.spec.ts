@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readStoreContract } from './read-store.contract.ts';
 import { embeddedReadStore } from './embedded.ts';
@@ -29,6 +30,24 @@ describe('embedded read store persistence', () => {
     expect(await second.collection('things').upsert({ _id: '2', n: 2 }, 2n)).toBe(false);
     await second.close();
   });
+
+  it('counts a checkpoint at once in the writer and writes it to the file soon after, with its documents, in one transaction', async () => {
+    const file = join(dir, 'flush.db');
+    const store = embeddedReadStore(file);
+    await store.collection('things').upsert({ _id: '1', n: 1 }, 5n);
+    await store.setCheckpoint('things', 5n);
+    expect(await store.getCheckpoint('things')).toBe(5n);
+    expect(await store.waitForCheckpoints(['things'], 5n, 0)).toBe(true);
+    const onDisk = () => {
+      const inspect = new Database(file, { readonly: true });
+      const checkpoint = inspect.prepare("SELECT position FROM checkpoints WHERE name = 'things'").get() as { position: number } | undefined;
+      const documents = (inspect.prepare("SELECT count(*) AS n FROM documents WHERE collection = 'things'").get() as { n: number }).n;
+      inspect.close();
+      return { checkpoint: checkpoint?.position ?? null, documents };
+    };
+    await expect.poll(onDisk, { timeout: 2_000, interval: 10 }).toEqual({ checkpoint: 5, documents: 1 });
+    await store.close();
+  });
 });
 
 describe('embedded read store read by a second process', () => {
@@ -39,7 +58,9 @@ describe('embedded read store read by a second process', () => {
     const hooks = writer.collection('webhooks');
     await hooks.upsert({ _id: 'w1', account_id: 'a', status: 'enabled' }, 1n);
     await writer.setCheckpoint('webhooks', 1n);
-    // The reader opens its collection now (as the dispatcher does on its first batch).
+    // The reader sees the checkpoint once the writer's file has it, then opens its collection (as
+    // the dispatcher does on its first batch, after waiting for the endpoints projection).
+    expect(await reader.waitForCheckpoints(['webhooks'], 1n, 5_000)).toBe(true);
     await reader.collection('webhooks').createIndex('account_id');
     expect(await reader.collection('webhooks').find({ account_id: 'a' })).toHaveLength(1);
 

@@ -162,6 +162,9 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 CREATE INDEX IF NOT EXISTS documents_by_position ON documents (collection, position);
 `;
 
+/** How long checkpoints and document writes wait in memory before they go to the file together. */
+const FLUSH_DELAY_MS = 50;
+
 /** How often the file is checked for checkpoints moved by another process. */
 const FOLLOW_INTERVAL_MS = 100;
 
@@ -214,26 +217,45 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   };
 
   /**
-   * Group commit of checkpoints: every projection that stores a checkpoint in the same turn of the
-   * event loop shares one transaction (dirty documents + all their checkpoints), instead of one
-   * transaction per projection per batch. Each caller's promise settles once that transaction has
-   * committed (or failed: the caller retries its batch), and only then does the checkpoint count
-   * for waitForCheckpoints — the same guarantees as a transaction per call.
+   * Checkpoints count at once, in memory: the documents they cover are already in memory, so
+   * waitForCheckpoints and every query of this process see them. The file follows within
+   * FLUSH_DELAY_MS: every checkpoint stored meanwhile, and every document written, leave in one
+   * transaction (documents at or ahead of the checkpoints on disk, as before). What a crash loses
+   * is that last stretch of projection work, which the restart replays from the log (writes are
+   * position-guarded): read models are derived, the event log is what must be durable. A failed
+   * write keeps everything pending and is tried again; `close` writes what is pending.
    */
-  let pending: { checkpoints: Map<string, bigint>; settle: ((error?: unknown) => void)[] } | null = null;
+  let pending: Map<string, bigint> | null = null;
+  let flushTimer: NodeJS.Timeout | null = null;
+  let failedFlushes = 0;
   const commitPending = () => {
-    const batch = pending;
-    pending = null;
-    if (!batch) return;
+    flushTimer = null;
+    const batch = pending ?? new Map<string, bigint>();
     try {
-      flush(batch.checkpoints);
+      flush(batch);
     } catch (error) {
-      for (const settle of batch.settle) settle(error);
+      failedFlushes += 1;
+      flushTimer = setTimeout(commitPending, Math.min(5_000, FLUSH_DELAY_MS * 2 ** Math.min(failedFlushes, 7)));
+      flushTimer.unref();
+      if (failedFlushes === 1) process.emitWarning(`read-models file write failed, retrying: ${String(error)}`);
       return;
     }
-    for (const [name, position] of batch.checkpoints) checkpoints.set(name, position);
-    changes.emit('checkpoint');
-    for (const settle of batch.settle) settle();
+    failedFlushes = 0;
+    if (pending === batch) pending = null;
+  };
+  /** Waiters are told once for all the checkpoints stored in one go (a batch stores one per projection). */
+  let announcing = false;
+  const announceCheckpoints = () => {
+    if (announcing) return;
+    announcing = true;
+    queueMicrotask(() => {
+      announcing = false;
+      changes.emit('checkpoint');
+    });
+  };
+  const scheduleFlush = () => {
+    if (flushTimer || !db) return;
+    flushTimer = setTimeout(commitPending, FLUSH_DELAY_MS);
   };
 
   const collection = <T extends Doc>(name: string): Collection<T> => {
@@ -270,7 +292,7 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   const writtenSince = db?.prepare('SELECT id, position, body FROM documents WHERE collection = ? AND position > ?');
   const readChanges = db?.transaction(() => {
     const moved = (diskCheckpoints?.all() as { name: string; position: bigint }[]).filter(
-      (row) => BigInt(row.position) > (checkpoints.get(row.name) ?? -1n) && !pending?.checkpoints.has(row.name),
+      (row) => BigInt(row.position) > (checkpoints.get(row.name) ?? -1n) && !pending?.has(row.name),
     );
     if (moved.length === 0) return null;
     const documents = [...collections.keys()].map((name) => ({
@@ -303,18 +325,13 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
       return checkpoints.get(name) ?? null;
     },
     setCheckpoint(name, position) {
-      if (!db) {
-        checkpoints.set(name, position);
-        changes.emit('checkpoint');
-        return Promise.resolve();
+      checkpoints.set(name, position);
+      announceCheckpoints();
+      if (db) {
+        (pending ??= new Map()).set(name, position);
+        scheduleFlush();
       }
-      if (!pending) {
-        pending = { checkpoints: new Map(), settle: [] };
-        setImmediate(commitPending);
-      }
-      const batch = pending;
-      batch.checkpoints.set(name, position);
-      return new Promise<void>((resolve, reject) => batch.settle.push((error) => (error === undefined ? resolve() : reject(error))));
+      return Promise.resolve();
     },
     waitForCheckpoints(names, position, timeoutMs) {
       if (reached(names, position)) return Promise.resolve(true);
@@ -340,16 +357,18 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
         db?.prepare('DELETE FROM documents WHERE collection = ?').run(name);
       }
       for (const name of checkpointNames) {
-        pending?.checkpoints.delete(name);
+        pending?.delete(name);
         checkpoints.delete(name);
         db?.prepare('DELETE FROM checkpoints WHERE name = ?').run(name);
       }
     },
     async close() {
       if (follower) clearInterval(follower);
+      if (flushTimer) clearTimeout(flushTimer);
+      flushTimer = null;
       if (db?.open) {
-        if (pending) commitPending();
-        else flush();
+        flush(pending ?? new Map());
+        pending = null;
         db.close();
       }
     },
