@@ -63,7 +63,7 @@ export const bodyConditionQueryRoutes =
     app.get(
       '/admin/body-condition-score/reviews',
       {
-        schema: { tags: ['admin'], summary: 'Body condition score reviews for the vets (admin), oldest first', querystring: ReviewStatusQuery, response: { 200: Type.Array(BcsReview) } },
+        schema: { tags: ['admin'], summary: 'Body condition score reviews for the vets (admin), oldest first', querystring: ReviewStatusQuery, response: { 200: Type.Array(BcsReview), ...errors() } },
         config: { auth: 'admin' },
       },
       async (request) => {
