@@ -19,18 +19,7 @@ export type DeliveryOpening = {
   scheduled_at: string;
 };
 
-export type WebhookDeliveryScheduled = Event<
-  'WebhookDeliveryScheduled',
-  {
-    delivery_id: string;
-    webhook_id: string;
-    account_id: string;
-    event_id: string;
-    event_type: string;
-    payload: Record<string, unknown>;
-    scheduled_at: string;
-  }
->;
+export type WebhookDeliveryScheduled = Event<'WebhookDeliveryScheduled', DeliveryOpening>;
 export type WebhookDeliveryAttempted = Event<
   'WebhookDeliveryAttempted',
   {
