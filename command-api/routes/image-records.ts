@@ -15,6 +15,7 @@ import { imageBreedsDecider } from '../../domain/images/breeds.ts';
 import { deleteImageDecider } from '../../domain/images/delete.ts';
 import { imageStream, type ImageEvent, type ImagePublicRequestDecided, type ImagePublicRequested, type ImageUploaded } from '../../domain/images/image.ts';
 import { publicRequestDecider } from '../../domain/images/public-requests.ts';
+import type { Decider, Event } from '../../domain/decider.ts';
 import { handleCommand } from '../../infrastructure/event-store/command-handler.ts';
 import { randomId } from '../../infrastructure/ids.ts';
 import { accountOf } from '../../http/auth.ts';
@@ -41,6 +42,13 @@ export const imageRecordCommandRoutes =
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const now = () => new Date().toISOString();
 
+    /** A command of the caller's on one image's stream, and their write position recorded (read-your-writes). */
+    const decideOnImage = async <State, Command, E extends Event>(request: FastifyRequest, imageId: string, decider: Decider<State, Command, E>, command: Command) => {
+      const result = await handleCommand(deps.eventStore, imageStream(imageId), decider, command, contextOf(request));
+      await recordWrite(deps, accountOf(request).id, result.position);
+      return result;
+    };
+
     const summaryOf = (request: FastifyRequest, upload: ImageUploaded['data'] | null, imageId: string): ImageSummary =>
       upload
         ? { id: upload.image_id, url: imageUrlOf(publicBaseUrl(request, deps.images?.publicBaseUrl), upload), width: upload.width, height: upload.height, mime_type: upload.mime_type }
@@ -59,14 +67,7 @@ export const imageRecordCommandRoutes =
       },
       async (request) => {
         const account = accountOf(request);
-        const result = await handleCommand(
-          deps.eventStore,
-          imageStream(request.params.id),
-          deleteImageDecider,
-          { type: 'DeleteImage', account_id: account.id, now: now() },
-          contextOf(request),
-        );
-        await recordWrite(deps, account.id, result.position);
+        await decideOnImage(request, request.params.id, deleteImageDecider, { type: 'DeleteImage', account_id: account.id, now: now() });
         return { message: 'SUCCESS' as const };
       },
     );
@@ -88,14 +89,7 @@ export const imageRecordCommandRoutes =
         const account = accountOf(request);
         const breedId = request.body.breed_id;
         const exists = await breedExists(deps.eventStore, breedId);
-        const result = await handleCommand(
-          deps.eventStore,
-          imageStream(request.params.id),
-          imageBreedsDecider,
-          { type: 'TagBreed', account_id: account.id, breed_id: breedId, breed_exists: exists, now: now() },
-          contextOf(request),
-        );
-        await recordWrite(deps, account.id, result.position);
+        await decideOnImage(request, request.params.id, imageBreedsDecider, { type: 'TagBreed', account_id: account.id, breed_id: breedId, breed_exists: exists, now: now() });
         return reply.code(201).send({ message: 'SUCCESS' as const, id: breedId, image_id: request.params.id, breed_id: breedId });
       },
     );
@@ -113,14 +107,7 @@ export const imageRecordCommandRoutes =
       },
       async (request) => {
         const account = accountOf(request);
-        const result = await handleCommand(
-          deps.eventStore,
-          imageStream(request.params.id),
-          imageBreedsDecider,
-          { type: 'UntagBreed', account_id: account.id, breed_id: request.params.breedId, now: now() },
-          contextOf(request),
-        );
-        await recordWrite(deps, account.id, result.position);
+        await decideOnImage(request, request.params.id, imageBreedsDecider, { type: 'UntagBreed', account_id: account.id, breed_id: request.params.breedId, now: now() });
         return { message: 'SUCCESS' as const };
       },
     );
@@ -145,14 +132,7 @@ export const imageRecordCommandRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const { imageId } = request.params;
-        const result = await handleCommand(
-          deps.eventStore,
-          imageStream(imageId),
-          publicRequestDecider,
-          { type: 'RequestPublic', account_id: account.id, request_id: randomId(), request_message: request.body.request_message ?? null, now: now() },
-          contextOf(request),
-        );
-        await recordWrite(deps, account.id, result.position);
+        const result = await decideOnImage(request, imageId, publicRequestDecider, { type: 'RequestPublic', account_id: account.id, request_id: randomId(), request_message: request.body.request_message ?? null, now: now() });
         const event = (result.events as ImageEvent[])[0] as ImagePublicRequested;
         return reply.code(201).send({
           message: 'SUCCESS' as const,
