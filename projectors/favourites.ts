@@ -1,7 +1,7 @@
 import { Collections, type ImageRefDoc, type FavouriteDoc } from '../contracts/read-models.ts';
 import type { FavouriteEvent } from '../domain/favourites/favourite.ts';
 import { defineProjection } from './projection.ts';
-import { applyImageEvent, imageFieldsFor } from './image-refs.ts';
+import { applyImageEvent, imageFieldsFor, prefetchImageRefs } from './image-refs.ts';
 
 /** Favourites, soft-deleted: a deleted favourite stays listed for is_deleted=true. */
 export const favouritesProjection = defineProjection({
@@ -12,6 +12,7 @@ export const favouritesProjection = defineProjection({
     await store.collection(Collections.favourites).createIndex('account_id');
     await store.collection(Collections.favourites).createIndex('image_id');
   },
+  prefetch: (events, store) => prefetchImageRefs(events, store, Collections.favouriteImages, ['FavouriteAdded']),
   async apply(recorded, store) {
     if (recorded.streamName.startsWith('image-')) return applyImageEvent(recorded, store, Collections.favouriteImages, Collections.favourites);
     const event = recorded as unknown as FavouriteEvent;

@@ -19,6 +19,15 @@ export const imageFieldsFor = (ref: ImageRefDoc | null, accountId: string): Imag
     ? { image_url: ref.url_path, image_species_id: ref.species_id, image_breed_ids: ref.breed_ids }
     : { image_url: null, image_species_id: null, image_breed_ids: [] };
 
+/**
+ * A projection's prefetch for the documents its events make: reads the image copies the batch's
+ * `eventTypes` events name (data.image_id) in one go, so each event's lookup comes from memory.
+ */
+export const prefetchImageRefs = async (events: readonly RecordedEvent[], store: ReadStore, refsCollection: string, eventTypes: readonly string[]): Promise<void> => {
+  const ids = events.filter((event) => eventTypes.includes(event.type)).map((event) => String((event.data as { image_id?: unknown }).image_id));
+  if (ids.length > 1) await store.collection<ImageRefDoc>(refsCollection).getMany(ids);
+};
+
 const sameFields = (a: ImageFields, b: ImageFields): boolean =>
   a.image_url === b.image_url && a.image_species_id === b.image_species_id && a.image_breed_ids.join(',') === b.image_breed_ids.join(',');
 

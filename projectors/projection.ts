@@ -15,6 +15,12 @@ export type Projection = {
   streamPrefixes: string[];
   /** Indexes and other one-off preparation. */
   setup?: (store: ReadStore) => Promise<void>;
+  /**
+   * Optional, before `apply` runs on a batch's events: reads in one go (Collection.getMany) the
+   * documents the batch's events will look up one by one, so that the unit of work answers those
+   * lookups from memory. Changes nothing by itself.
+   */
+  prefetch?: (events: readonly RecordedEvent[], store: ReadStore) => Promise<void>;
   apply: (event: RecordedEvent, store: ReadStore) => Promise<void>;
 };
 

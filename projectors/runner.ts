@@ -5,6 +5,8 @@ import { unitOfWork } from '../infrastructure/read-store/unit-of-work.ts';
 import type { Projection } from './projection.ts';
 
 const applyBatch = async (projection: Projection, store: ReadStore, events: Parameters<Projection['apply']>[0][]) => {
+  if (events.length === 0) return;
+  await projection.prefetch?.(events, store);
   for (const event of events) await projection.apply(event, store);
 };
 

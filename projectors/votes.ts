@@ -1,7 +1,7 @@
 import { Collections, type ImageRefDoc, type VoteDoc } from '../contracts/read-models.ts';
 import type { VoteEvent } from '../domain/votes/vote.ts';
 import { defineProjection } from './projection.ts';
-import { applyImageEvent, imageFieldsFor } from './image-refs.ts';
+import { applyImageEvent, imageFieldsFor, prefetchImageRefs } from './image-refs.ts';
 
 export const votesProjection = defineProjection({
   name: 'votes',
@@ -11,6 +11,7 @@ export const votesProjection = defineProjection({
     await store.collection(Collections.votes).createIndex('account_id');
     await store.collection(Collections.votes).createIndex('image_id');
   },
+  prefetch: (events, store) => prefetchImageRefs(events, store, Collections.voteImages, ['VoteCast']),
   async apply(recorded, store) {
     if (recorded.streamName.startsWith('image-')) return applyImageEvent(recorded, store, Collections.voteImages, Collections.votes);
     const event = recorded as unknown as VoteEvent;

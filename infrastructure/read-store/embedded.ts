@@ -74,6 +74,15 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     return doc ? ({ ...doc } as T) : null;
   }
 
+  async getMany(ids: readonly string[]): Promise<Map<string, T>> {
+    const found = new Map<string, T>();
+    for (const id of ids) {
+      const doc = this.entries.get(id)?.doc;
+      if (doc) found.set(id, { ...doc } as T);
+    }
+    return found;
+  }
+
   async find(filter?: Filter, options: FindOptions = {}): Promise<T[]> {
     let docs = this.matching(filter);
     if (options.sort && Object.keys(options.sort).length > 0) docs.sort(sortComparator(options.sort));

@@ -221,6 +221,21 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     return doc?._deleted === true ? null : strip<T>(doc);
   }
 
+  async getMany(ids: readonly string[]): Promise<Map<string, T>> {
+    const unique = [...new Set(ids)];
+    const found = new Map<string, T>();
+    if (unique.length === 0) return found;
+    if (this.server.ferret) {
+      // FerretDB v1 answers only a bare _id equality from its primary key ($in scans the collection).
+      const docs = await Promise.all(unique.map((id) => this.server.slot(() => this.get(id))));
+      docs.forEach((doc, i) => doc && found.set(unique[i], doc));
+      return found;
+    }
+    const docs = await this.collection.find({ _id: { $in: unique } } as unknown as MongoFilter<StoredDoc>, { projection: { _position: 0 } }).toArray();
+    for (const doc of docs) if (doc._deleted !== true) found.set(String(doc._id), strip<T>(doc) as T);
+    return found;
+  }
+
   async find(filter?: Filter, options: FindOptions = {}): Promise<T[]> {
     let cursor = this.collection.find(this.live(filter), { projection: INTERNAL });
     if (options.sort && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort);

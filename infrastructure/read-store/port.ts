@@ -30,6 +30,12 @@ export type WriteOp<T extends Doc = Doc> = { type: 'upsert'; doc: T; position: b
 
 export interface Collection<T extends Doc = Doc> {
   get(id: string): Promise<T | null>;
+  /**
+   * Several documents by _id, in as few round trips as the server answers well (MongoDB: one
+   * `$in`; FerretDB v1, which scans a collection for `$in`, parallel lookups by _id). Missing and
+   * deleted ones are absent from the map.
+   */
+  getMany(ids: readonly string[]): Promise<Map<string, T>>;
   find(filter?: Filter, options?: FindOptions): Promise<T[]>;
   count(filter?: Filter): Promise<number>;
   /** Up to `size` documents drawn at random from those matching. */

@@ -38,6 +38,17 @@ export const readStoreContract = (adapterName: string, makeStore: () => Promise<
       expect(await pets.get('zz')).toBeNull();
     });
 
+    it('gets many by id in one call, leaving out missing and deleted ones', async () => {
+      const pets = store.collection<Pet>(name);
+      await pets.delete('c', 100n);
+      const found = await pets.getMany(['a', 'c', 'zz', 'e', 'a']);
+      expect([...found.keys()].sort()).toEqual(['a', 'e']);
+      expect(found.get('a')).toMatchObject({ _id: 'a', name: 'Alba', owner: { id: 'o1' } });
+      expect(found.get('e')).toMatchObject({ _id: 'e', name: 'Ember' });
+      expect(Object.keys(found.get('a') as Pet).some((key) => key.startsWith('_') && key !== '_id')).toBe(false);
+      expect((await pets.getMany([])).size).toBe(0);
+    });
+
     it('filters by equality, $in, ranges, $ne, $exists, $regex and dotted paths', async () => {
       const pets = store.collection<Pet>(name);
       const sort = { _id: 1 } as const;

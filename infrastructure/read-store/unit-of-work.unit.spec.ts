@@ -37,6 +37,34 @@ describe('unit of work', () => {
     expect(await pets.upsert({ _id: 'b', name: 'Bruno', owner: 'o1' }, 5n)).toBe(false);
   });
 
+  it('answers get() from what getMany() fetched, without asking the store again, until the _id is written', async () => {
+    const { store, pets } = await seeded();
+    const work = unitOfWork(store);
+    const view = work.store.collection<Pet>('pets');
+    const target = store.collection<Pet>('pets');
+    const getMany = vi.spyOn(target, 'getMany');
+    const get = vi.spyOn(target, 'get');
+    const found = await view.getMany(['a', 'zz', 'b']);
+    expect([...found.keys()].sort()).toEqual(['a', 'b']);
+    expect(getMany).toHaveBeenCalledTimes(1);
+    // The store changes behind the unit of work's back: the batch keeps what it read (its own collection).
+    await pets.upsert({ _id: 'a', name: 'Changed', owner: 'o1' }, 5n);
+    expect((await view.get('a'))?.name).toBe('Alba');
+    expect(await view.get('zz')).toBeNull();
+    expect(get).not.toHaveBeenCalled();
+    // A second getMany asks only for what it has not seen.
+    await view.getMany(['a', 'b', 'c']);
+    expect(getMany).toHaveBeenLastCalledWith(['c']);
+    // A write wins over the fetched copy, before and after the flush.
+    await view.upsert({ _id: 'b', name: 'Bruno II', owner: 'o1' }, 30n);
+    expect((await view.get('b'))?.name).toBe('Bruno II');
+    expect((await view.getMany(['b'])).get('b')?.name).toBe('Bruno II');
+    await work.flush();
+    expect((await view.get('b'))?.name).toBe('Bruno II');
+    await view.delete('zz', 31n);
+    expect((await view.getMany(['zz'])).size).toBe(0);
+  });
+
   it('keeps the highest position per _id and ignores writes at or below it, like the guard', async () => {
     const { store, pets } = await seeded();
     const work = unitOfWork(store);
