@@ -12,7 +12,7 @@ const voteCast = (position: number, voteId: number, imageId: string, accountId =
   position: BigInt(position),
   type: 'VoteCast',
   data: { vote_id: voteId, account_id: accountId, image_id: imageId, sub_id: null, value: 1, country_code: null, created_at: '2026-11-25T00:00:00.000Z' },
-  metadata: {},
+  metadata: {} as RecordedEvent['metadata'],
 });
 
 const ref = (id: string, accountId: string, isPublic: boolean): ImageRefDoc => ({ _id: id, account_id: accountId, url_path: `/v1/images/files/${id}.jpg`, public: isPublic, species_id: '1', breed_ids: ['abys'] });

@@ -338,8 +338,18 @@ type Waiter = { names: readonly string[]; position: bigint; deadline: number; af
  * timeout of 0 still answers from the server, as a one-shot check must.
  *
  * setCheckpoint calls made in the same turn (the runner stores every projection's at once) are
- * written in one unordered bulk write; each caller's promise settles with it.
+ * written together; each caller's promise settles with them. Checkpoints this process knows to
+ * exist that move to the same position (a batch's, for every projection) go as ONE `updateMany`
+ * guarded by `$lt` (on FerretDB one statement instead of one transaction per checkpoint); the
+ * others as guarded upserts in one unordered bulk write.
  */
+/** A checkpoint write that creates the document or moves it forward, never back. */
+const upsertCheckpoint = (name: string, position: bigint): GuardedWrite => {
+  const filter = { _id: name, position: { $lt: toLong(position) } } as unknown as MongoFilter<StoredDoc>;
+  const write = { updateOne: { filter, update: { $set: { position: toLong(position) } }, upsert: true } };
+  return { id: name, position, guarded: write, bare: write, insert: write };
+};
+
 const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, pollIntervalMs: number, server: Server) => {
   const seen = new Map<string, bigint>();
   const waiters = new Set<Waiter>();
@@ -408,20 +418,35 @@ const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, po
   };
 
   let pending: { positions: Map<string, bigint>; settle: ((error?: unknown) => void)[] } | null = null;
+  const upsertAll = async (entries: readonly (readonly [string, bigint])[]): Promise<void> => {
+    if (entries.length === 0) return;
+    const writes = entries.map(([name, position]) => upsertCheckpoint(name, position));
+    const collection = checkpoints as unknown as MongoCollectionHandle<StoredDoc>;
+    // FerretDB: in chunks and within the command limit like every other update (see Server).
+    if (server.ferret) await Promise.all(chunked(writes, FERRET_CHUNK).map((chunk) => server.slot(() => writeGuarded(collection, 'position', chunk))));
+    else await writeGuarded(collection, 'position', writes);
+  };
+
   const writePending = async () => {
     const batch = pending;
     pending = null;
     if (!batch) return;
     try {
-      const writes = [...batch.positions].map(([name, position]): GuardedWrite => {
-        const filter = { _id: name, position: { $lt: toLong(position) } } as unknown as MongoFilter<StoredDoc>;
-        const write = { updateOne: { filter, update: { $set: { position: toLong(position) } }, upsert: true } };
-        return { id: name, position, guarded: write, bare: write, insert: write };
-      });
-      const collection = checkpoints as unknown as MongoCollectionHandle<StoredDoc>;
-      // FerretDB: in chunks and within the command limit like every other update (see Server).
-      if (server.ferret) await Promise.all(chunked(writes, FERRET_CHUNK).map((chunk) => server.slot(() => writeGuarded(collection, 'position', chunk))));
-      else await writeGuarded(collection, 'position', writes);
+      const sharing = new Map<bigint, string[]>();
+      const single: [string, bigint][] = [];
+      for (const [name, position] of batch.positions) {
+        if (!seen.has(name)) single.push([name, position]);
+        else sharing.set(position, [...(sharing.get(position) ?? []), name]);
+      }
+      await Promise.all([
+        ...[...sharing].map(async ([position, names]) => {
+          const filter = { _id: { $in: names }, position: { $lt: toLong(position) } } as unknown as MongoFilter<CheckpointDoc>;
+          const { matchedCount } = await server.slot(() => checkpoints.updateMany(filter, { $set: { position: toLong(position) } }));
+          // Fewer matched: one was already there or further (fine), or was dropped elsewhere: upsert them all, guarded.
+          if (matchedCount < names.length) await upsertAll(names.map((name) => [name, position]));
+        }),
+        upsertAll(single),
+      ]);
     } catch (error) {
       for (const settle of batch.settle) settle(error);
       return;
