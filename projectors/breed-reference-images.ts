@@ -1,6 +1,6 @@
 import { Collections, type BreedImageDoc } from '../contracts/read-models.ts';
 import { REFERENCE_COLLECTIONS, type BreedDoc } from '../contracts/reference-read-models.ts';
-import type { ImageEvent } from '../domain/images/image.ts';
+import { breedIdsAfter, type ImageEvent } from '../domain/images/image.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 
@@ -39,10 +39,8 @@ export const applyImageToBreeds = async (recorded: RecordedEvent, store: ReadSto
       after = { _id: imageId, breed_ids: [...event.data.breed_ids], public_since: null };
       break;
     case 'ImageBreedTagged':
-      after = before && { ...before, breed_ids: before.breed_ids.includes(event.data.breed_id) ? before.breed_ids : [...before.breed_ids, event.data.breed_id] };
-      break;
     case 'ImageBreedUntagged':
-      after = before && { ...before, breed_ids: before.breed_ids.filter((id) => id !== event.data.breed_id) };
+      after = before && { ...before, breed_ids: breedIdsAfter(before.breed_ids, event) };
       break;
     case 'ImagePublicRequestDecided':
       after = before && (before.public_since !== null || event.data.status !== 'approved' ? before : { ...before, public_since: Number(recorded.position) });

@@ -1,6 +1,6 @@
 import { imageFilePath } from '../contracts/image-url.ts';
 import type { ImageRefDoc } from '../contracts/read-models.ts';
-import type { ImageEvent } from '../domain/images/image.ts';
+import { breedIdsAfter, type ImageEvent } from '../domain/images/image.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 
@@ -62,10 +62,8 @@ export const applyImageEvent = async <T extends ImageFields & { _id: string; ima
       after = before && { ...before, species_id: event.data.species_id };
       break;
     case 'ImageBreedTagged':
-      after = before && { ...before, breed_ids: before.breed_ids.includes(event.data.breed_id) ? before.breed_ids : [...before.breed_ids, event.data.breed_id] };
-      break;
     case 'ImageBreedUntagged':
-      after = before && { ...before, breed_ids: before.breed_ids.filter((id) => id !== event.data.breed_id) };
+      after = before && { ...before, breed_ids: breedIdsAfter(before.breed_ids, event) };
       break;
     case 'ImagePublicRequestDecided':
       after = before && { ...before, public: before.public || event.data.status === 'approved' };

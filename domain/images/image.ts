@@ -116,6 +116,13 @@ export type ImageLabelled = Event<
 export type ImageBreedTagged = Event<'ImageBreedTagged', { image_id: string; account_id: string; breed_id: string; tagged_at: string }>;
 export type ImageBreedUntagged = Event<'ImageBreedUntagged', { image_id: string; account_id: string; breed_id: string; untagged_at: string }>;
 
+/** An image's breeds after one was tagged on it (tagging it twice changes nothing) or untagged. */
+export const breedIdsAfter = (breedIds: readonly string[], event: ImageBreedTagged | ImageBreedUntagged): string[] => {
+  const breedId = event.data.breed_id;
+  if (event.type === 'ImageBreedUntagged') return breedIds.filter((id) => id !== breedId);
+  return breedIds.includes(breedId) ? [...breedIds] : [...breedIds, breedId];
+};
+
 export type ImagePublicRequested = Event<
   'ImagePublicRequested',
   { image_id: string; account_id: string; request_id: string; request_message: string | null; created_at: string }
@@ -200,9 +207,8 @@ export const evolveImage = (state: ImageState, event: ImageEvent): ImageState =>
     case 'ImageLabelled':
       return { ...state, status: 'labelled' };
     case 'ImageBreedTagged':
-      return state.breedIds.includes(event.data.breed_id) ? state : { ...state, breedIds: [...state.breedIds, event.data.breed_id] };
     case 'ImageBreedUntagged':
-      return { ...state, breedIds: state.breedIds.filter((id) => id !== event.data.breed_id) };
+      return { ...state, breedIds: breedIdsAfter(state.breedIds, event) };
     case 'ImagePublicRequested':
       return { ...state, publicRequest: { request_id: event.data.request_id, status: 'pending' } };
     case 'ImagePublicRequestDecided':
