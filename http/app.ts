@@ -28,6 +28,7 @@ import { documentResponseHeaders } from './response-headers.ts';
 import { API_KEY_SECURITY_SCHEMES } from './api-key.ts';
 import { registerHttpMetrics, type HttpMetricsOptions } from './metrics.ts';
 import { prettyTransport } from '../infrastructure/logger.ts';
+import { sharedSerializers } from './serializers.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -101,6 +102,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
       void (reply as FastifyReply).code(400).send(envelope(request, 400, [message], 'validation_failed'));
     },
     ajv: { customOptions: { allErrors: true } },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   recordRouteTable(app);

@@ -13,14 +13,8 @@ import { portTail } from './event-store/tail.ts';
 import { fileMailer } from './mail/file.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 import { openSecretBox } from './secrets/secrets-key.ts';
-import { smtpMailer } from './mail/smtp.ts';
 import type { BlobStore } from './blobs/port.ts';
 import { fileBlobStore } from './blobs/file.ts';
-import { gridFsBlobStore } from './blobs/gridfs.ts';
-import { eventStoreDbEventStore } from './event-store/eventstoredb.ts';
-import { mongoReadStore } from './read-store/mongo.ts';
-import { kafkaBus } from './bus/kafka.ts';
-import { mongoWritePositions } from './consistency/mongo-write-positions.ts';
 
 export type Adapters = {
   eventStore: EventStore;
@@ -43,16 +37,22 @@ export type Adapters = {
  * Chooses an adapter per port from the configuration: EVENTSTORE_URL → EventStoreDB, MONGO_URL →
  * MongoDB read models, GridFS blobs and shared write positions, KAFKA_BROKERS → Kafka, SMTP_URL →
  * SMTP. Each port without its variable runs on its embedded default under DATA_DIR. With any
- * shared adapter, SECRETS_KEY is required (config.ts assertDeploymentSecrets).
+ * shared adapter, SECRETS_KEY is required (config.ts assertDeploymentSecrets). The production
+ * adapters are imported only when configured: their clients (gRPC and protobuf code, the MongoDB
+ * driver, kafkajs, nodemailer) would otherwise take memory in every embedded process.
  */
 export const openAdapters = async (config: Config): Promise<Adapters> => {
   // Before anything is opened: a process on shared adapters without SECRETS_KEY refuses to start.
   assertDeploymentSecrets(config);
   const closers: (() => Promise<void>)[] = [];
   const embeddedLog = config.eventStoreUrl ? null : sqliteEventStore(join(config.dataDir, 'events.db'));
-  const eventStore: EventStore = embeddedLog ?? eventStoreDbEventStore(config.eventStoreUrl as string);
-  const readStore = config.mongoUrl ? await mongoReadStore(config.mongoUrl) : embeddedReadStore(join(config.dataDir, 'read-models.db'));
-  const broker = config.kafkaBrokers ? await kafkaBus({ brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }) : null;
+  const eventStore: EventStore = embeddedLog ?? (await import('./event-store/eventstoredb.ts')).eventStoreDbEventStore(config.eventStoreUrl as string);
+  const readStore = config.mongoUrl
+    ? await (await import('./read-store/mongo.ts')).mongoReadStore(config.mongoUrl)
+    : embeddedReadStore(join(config.dataDir, 'read-models.db'));
+  const broker = config.kafkaBrokers
+    ? await (await import('./bus/kafka.ts')).kafkaBus({ brokers: config.kafkaBrokers, namespace: config.kafkaNamespace })
+    : null;
   // Without a broker, consumers read the log itself; `bus.db` keeps their offsets (and is
   // upgraded once from the copying bus, which needs where its relay had got to).
   const bus: Bus =
@@ -60,14 +60,14 @@ export const openAdapters = async (config: Config): Promise<Adapters> => {
     (await eventLogBus(embeddedLog?.tail ?? portTail(eventStore), join(config.dataDir, 'bus.db'), {
       legacyRelayCheckpoint: () => readStore.getCheckpoint(RELAY_CHECKPOINT),
     }));
-  const blobs = config.mongoUrl ? await gridFsBlobStore(config.mongoUrl) : fileBlobStore(join(config.dataDir, 'blobs'));
+  const blobs = config.mongoUrl ? await (await import('./blobs/gridfs.ts')).gridFsBlobStore(config.mongoUrl) : fileBlobStore(join(config.dataDir, 'blobs'));
   let writePositions: WritePositions = inMemoryWritePositions();
   if (config.mongoUrl) {
-    const shared = await mongoWritePositions(config.mongoUrl);
+    const shared = await (await import('./consistency/mongo-write-positions.ts')).mongoWritePositions(config.mongoUrl);
     closers.push(shared.close);
     writePositions = shared;
   }
-  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : fileMailer(join(config.dataDir, 'mail'));
+  const mailer = config.smtpUrl ? (await import('./mail/smtp.ts')).smtpMailer(config.smtpUrl, config.mailFrom) : fileMailer(join(config.dataDir, 'mail'));
   return {
     eventStore,
     readStore,

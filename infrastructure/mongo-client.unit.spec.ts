@@ -21,7 +21,8 @@ describe('mongoClientOptions', () => {
 
 describe('mongoClient command counts (MONGO_MONITOR_COMMANDS)', () => {
   it('counts the commands a client starts by name and collection, only when asked to', async () => {
-    const { mongoClient, mongoCommandCounts } = await import('./mongo-client.ts');
+    const { mongoClient } = await import('./mongo-client.ts');
+    const { mongoCommandCounts } = await import('./mongo-commands.ts');
     const started = (client: ReturnType<typeof mongoClient>, commandName: string, command: Record<string, unknown>) =>
       client.emit('commandStarted', { commandName, command } as never);
     const before = (key: string) => mongoCommandCounts.get(key)?.count ?? 0;

@@ -5,7 +5,7 @@ import { createMetrics, instrumentEventStore, type Metrics } from './metrics/met
 import { checkpointLags } from './metrics/lag.ts';
 import { startMetricsServer, type Readiness } from './metrics/server.ts';
 import type { OpsConfig } from './ops-config.ts';
-import { mongoCommandCounts, monitorsMongoCommands } from './mongo-client.ts';
+import { mongoCommandCounts, monitorsMongoCommands } from './mongo-commands.ts';
 
 export type ProcessOps = {
   metrics: Metrics;

@@ -6,7 +6,6 @@ import type { Config } from '../infrastructure/config.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import type { Doc, ReadStore } from '../infrastructure/read-store/port.ts';
 import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
-import { mongoReadStore } from '../infrastructure/read-store/mongo.ts';
 import { randomId } from '../infrastructure/ids.ts';
 import type { Projection } from '../projectors/projection.ts';
 import { projectToHead } from '../projectors/runner.ts';
@@ -30,6 +29,7 @@ export const openScratchStore = async (config: Pick<Config, 'mongoUrl'>): Promis
   if (config.mongoUrl) {
     const live = new URL(config.mongoUrl).pathname.slice(1) || 'animal_data';
     const dbName = `${live}_verify_${randomId(6).replace(/[^A-Za-z0-9]/g, 'x')}`;
+    const { mongoReadStore } = await import('../infrastructure/read-store/mongo.ts');
     const store = await mongoReadStore(config.mongoUrl, { dbName });
     const collections = new Set<string>();
     const tracked: ReadStore = {
