@@ -30,6 +30,13 @@ export type Config = {
    * `npm run start:webhook-dispatcher` (events wait on the bus meanwhile; nothing is lost).
    */
   runWebhookDispatcher: boolean;
+  /**
+   * RUN_PROCESSORS=false: the all-in-one leaves the processors (the image pipeline, pet photo
+   * review, pet analyses) to a separate `npm run start:processors`, and never loads the image
+   * models (events wait on the bus meanwhile; nothing is lost; upload-sync answers 503
+   * analysis_unavailable while no processor runs).
+   */
+  runProcessors: boolean;
   /** SECRETS_KEY: base64 of 32 bytes, encrypts webhook signing secrets; unset = DATA_DIR/secrets.key (embedded). */
   secretsKey: string | undefined;
   /** RATE_LIMIT_PER_MINUTE: requests per minute per API key (accounts without a plan, or a plan not in RATE_LIMIT_PLANS). */
@@ -175,6 +182,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     referenceDataImport: env.REFERENCE_DATA_IMPORT !== 'false',
     webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS?.trim() === 'true',
     runWebhookDispatcher: env.RUN_WEBHOOK_DISPATCHER?.trim() !== 'false',
+    runProcessors: env.RUN_PROCESSORS?.trim() !== 'false',
     secretsKey: secretsKey(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 1_000_000_000),
     rateLimitPlans: rateLimitPlans(env),

@@ -81,13 +81,15 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
   const relay = adapters.broker ? await startRelay(adapters.eventStore, adapters.readStore, adapters.broker, logger) : null;
   // VISION_PROVIDER_URL/_MODEL/_API_KEY: detection by a hosted model (infrastructure/vision/hosted.ts); unset, the built-in models.
   const vision = options.vision ?? withVisionProvider(openVisionModels(), visionProviderFromEnv());
-  const processors = await startProcessors(adapters.bus, ops.eventStore, logger, allProcessors, {
-    blobs: adapters.blobs,
-    readStore: adapters.readStore,
-    vision,
-  }, {
-    onFailure: (name) => ops.metrics.processorFailures.inc({ processor: name }),
-  });
+  const processors = config.runProcessors
+    ? await startProcessors(adapters.bus, ops.eventStore, logger, allProcessors, {
+        blobs: adapters.blobs,
+        readStore: adapters.readStore,
+        vision,
+      }, {
+        onFailure: (name) => ops.metrics.processorFailures.inc({ processor: name }),
+      })
+    : null;
   if (imported) await catchUp(adapters, 60_000);
   if (config.demoAccount) await ensureDemoAccount(adapters, logger);
 
@@ -138,7 +140,7 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
     (stopping ??= (async () => {
       await app.close();
       await dispatcher?.stop();
-      await processors.stop();
+      await processors?.stop();
       if (!options.vision) await vision.close();
       await relay?.stop();
       await projectors.stop();

@@ -11,8 +11,8 @@ import { adminConsoleRoutes } from '../query-api/routes/admin/console.ts';
 import { operationsRegistry } from './operations.ts';
 
 /** Every consumer group of the service, from the registries: processors, then the dispatcher's. */
-export const consumerGroupsOf = (config: Pick<Config, 'runWebhookDispatcher'>): string[] => [
-  ...processorGroups(),
+export const consumerGroupsOf = (config: Pick<Config, 'runWebhookDispatcher' | 'runProcessors'>): string[] => [
+  ...(config.runProcessors === false ? [] : processorGroups()),
   ...(config.runWebhookDispatcher === false ? [] : [DISPATCHER_GROUP, DISPATCHER_CONTROL_GROUP]),
 ];
 

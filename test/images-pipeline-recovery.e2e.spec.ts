@@ -61,6 +61,27 @@ describe('image pipeline under failure', () => {
     expect(await eventTypes(service, id)).toEqual(['ImageUploaded', 'ImageValidated', 'ImageLabelled']);
   });
 
+  it('RUN_PROCESSORS=false leaves the pipeline to another process: nothing runs, nothing is lost', { timeout: 90_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'img-noproc-'));
+    const unused = visionDouble();
+    const commandOnly = await startTestService({ referenceDataImport: false, runProcessors: false, uploadSyncTimeoutMs: 500 }, dataDir, { vision: unused });
+    const { api_key: key } = await commandOnly.createAccount();
+    const id = (await upload(commandOnly, key)).body.id as string;
+    const sync = await upload(commandOnly, key, '/v1/images/upload-sync');
+    expect(sync.status).toBe(503);
+    expect(sync.body.code).toBe('analysis_unavailable');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await commandOnly.request('GET', `/v1/images/${id}/status`, { key })).body.status).toBe('to_be_reviewed');
+    expect(unused.calls.moderate + unused.calls.classify + unused.calls.detect).toBe(0);
+    await commandOnly.stop();
+
+    const withProcessors = await startTestService({ referenceDataImport: false }, dataDir, { vision: visionDouble() });
+    services.push(withProcessors);
+    await waitForLabelled(withProcessors, key, id);
+    await waitForLabelled(withProcessors, key, sync.body.image_id as string);
+    expect(await eventTypes(withProcessors, id)).toEqual(['ImageUploaded', 'ImageValidated', 'ImageLabelled']);
+  });
+
   it('a service stopped mid-image finishes it after restart', { timeout: 90_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'img-crash-'));
     const stuck = visionDouble();
