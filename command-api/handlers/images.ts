@@ -2,8 +2,8 @@ import { DomainError } from '../../domain/errors.ts';
 import { imageDecider } from '../../domain/images/decide.ts';
 import { blobKeysFor, imageStream, type ImageUploaded } from '../../domain/images/image.ts';
 import { deleteImageBlobs, storeImageBlobs } from '../../infrastructure/images/blobs.ts';
-import { monthOf, quotaDecider, quotaStream } from '../../domain/quota/quota.ts';
-import { handleCommand, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
+import { monthOf, quotaDecider, quotaStream, type QuotaState } from '../../domain/quota/quota.ts';
+import { handleCommand, streamStates, type CommandContext, type StreamStates } from '../../infrastructure/event-store/command-handler.ts';
 import { randomId } from '../../infrastructure/ids.ts';
 import { processUpload } from '../../infrastructure/images/process-upload.ts';
 import type { BlobStore } from '../../infrastructure/blobs/port.ts';
@@ -24,6 +24,14 @@ export type UploadSettings = { eventStore: EventStore; blobs: BlobStore; uploadQ
 
 /** Concurrent uploads of one account race on its quota stream: enough retries for a burst. */
 const QUOTA_RETRIES = 50;
+
+/** The accounts' quota streams grow by an event per upload: each upload reads only what came after the cached state (per store). */
+const quotaStatesByStore = new WeakMap<EventStore, StreamStates<unknown>>();
+const quotaStates = (store: EventStore): StreamStates<unknown> => {
+  let states = quotaStatesByStore.get(store);
+  if (!states) quotaStatesByStore.set(store, (states = streamStates<QuotaState>() as StreamStates<unknown>));
+  return states;
+};
 
 /**
  * An upload, in the order that keeps the guarantees: check and decode the bytes (a bad file costs
@@ -80,7 +88,7 @@ export const uploadImage = async (
       quotaDecider,
       { type: 'ReleaseUpload', account_id: accountId, image_id: imageId, month: monthOf(now), now: new Date().toISOString() },
       context,
-      { retries: QUOTA_RETRIES },
+      { retries: QUOTA_RETRIES, states: quotaStates(settings.eventStore) },
     ).catch(() => undefined);
     throw error;
   }

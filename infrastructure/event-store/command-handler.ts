@@ -44,10 +44,62 @@ export type HandleOptions = {
    * fails with a wrong revision and the retry reads the stream as usual.
    */
   known?: Folded<unknown>;
+  /**
+   * Folded states kept between commands (see `streamStates`): the stream is read only from the
+   * revision after the one cached, and the state the command leaves is cached in turn.
+   */
+  states?: StreamStates<unknown>;
 };
 
 /** A stream's state and the revision it was folded up to (null: no stream). */
 export type Folded<State> = { state: State; revision: bigint | null };
+
+export type StreamStates<State> = {
+  get(streamName: string): Folded<State> | undefined;
+  set(streamName: string, folded: Folded<State>): void;
+  delete(streamName: string): void;
+};
+
+/**
+ * The folded states of up to `max` streams, least recently used out first, for a stream every
+ * command of an owner extends and none ever shortens (an account's upload quota grows by an event
+ * per upload): a command then reads the events after the cached revision instead of the whole
+ * stream. Always right: what other writers (or processes) appended is read, and a wrong expected
+ * revision drops the entry, so the retry folds the stream from its start.
+ */
+export const streamStates = <State>(max = 10_000): StreamStates<State> => {
+  const entries = new Map<string, Folded<State>>();
+  return {
+    get(streamName) {
+      const folded = entries.get(streamName);
+      if (folded) {
+        entries.delete(streamName);
+        entries.set(streamName, folded);
+      }
+      return folded;
+    },
+    set(streamName, folded) {
+      entries.delete(streamName);
+      entries.set(streamName, folded);
+      if (entries.size > max) entries.delete(entries.keys().next().value as string);
+    },
+    delete: (streamName) => void entries.delete(streamName),
+  };
+};
+
+/** The stream's state, from the cached state onwards when there is one. */
+const currentState = async <State, E extends Event>(
+  store: EventStore,
+  streamName: string,
+  decider: Pick<Decider<State, never, E>, 'evolve' | 'initialState'>,
+  states: StreamStates<State> | undefined,
+): Promise<Folded<State>> => {
+  const cached = states?.get(streamName);
+  if (!cached || cached.revision === null) return stateOf(store, streamName, decider);
+  const events = (await store.readStream(streamName, { fromRevision: cached.revision + 1n })) as unknown as (E & { revision: bigint })[];
+  if (events.length === 0) return cached;
+  return { state: events.reduce(decider.evolve, cached.state), revision: events[events.length - 1].revision };
+};
 
 /** The answer when concurrent writers kept winning a stream: 409, ask again (never a 500). */
 export const contentionError = (streamName: string, attempts: number): DomainError =>
@@ -78,7 +130,7 @@ export const handleCommand = async <State, Command, E extends Event>(
         ? (options.known as Folded<State>)
         : options.newStream
           ? { state: decider.initialState(), revision: null }
-          : await stateOf(store, streamName, decider);
+          : await currentState(store, streamName, decider, options.states as StreamStates<State> | undefined);
     const expectedRevision: ExpectedRevision = revision ?? 'no_stream';
     const resolved = typeof command === 'function' ? (command as (state: State) => Command)(state) : command;
     const events = decider.decide(resolved, state);
@@ -90,9 +142,12 @@ export const handleCommand = async <State, Command, E extends Event>(
         events.map((event) => ({ id: newEventId(), type: event.type, data: event.data as Record<string, unknown>, metadata })),
         { expectedRevision },
       );
-      return { events, state: events.reduce(decider.evolve, state), position: result.position };
+      const after = events.reduce(decider.evolve, state);
+      options.states?.set(streamName, { state: after, revision: result.nextRevision });
+      return { events, state: after, position: result.position };
     } catch (error) {
       if (!isWrongExpectedRevision(error)) throw error;
+      options.states?.delete(streamName);
       if (options.newStream) throw error;
       if (attempt >= retries) throw contentionError(streamName, attempt + 1);
     }
