@@ -102,11 +102,12 @@ export const decodeBase64Image = (value: string): Buffer => {
     if (!/;base64/i.test(dataUrl[2] ?? '')) throw new DomainError('validation_failed', 'image: a data URL must be base64-encoded', { details: ['body.image must be a base64 data URL'] });
     payload = payload.slice(dataUrl[0].length);
   }
-  payload = payload.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(payload)) {
+  // One pass over the text: Node's base64 decoder itself skips whitespace and reads the url-safe
+  // alphabet too, so nothing has to be rewritten before it (each rewrite was a copy of the whole upload).
+  if (!/^[A-Za-z0-9+/_\s-]*(?:=\s*){0,2}$/.test(payload)) {
     throw new DomainError('validation_failed', 'image is not valid base64', { details: ['body.image must be base64 or a base64 data URL'] });
   }
-  return Buffer.from(payload.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return Buffer.from(payload, 'base64');
 };
 
 export const breedIdsOf = (value: string | string[] | undefined): string[] => {
