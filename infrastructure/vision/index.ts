@@ -164,6 +164,8 @@ export function openVisionModels(options: VisionOptions = {}): VisionModels {
   const nice = Math.max(0, Math.min(19, Math.floor(options.nice ?? Number(process.env.VISION_NICE ?? 10))));
   if (!Number.isFinite(nice)) throw new Error('VISION_NICE must be a number from 0 to 19');
   let manifest: ModelManifest | null = null;
+  // One pool for all three models: a second worker (one per runtime) cost a V8 isolate and a copy
+  // of the worker module (≈ 23 MiB) for little, since each worker runs one inference at a time anyway.
   const pools = new Map<WorkerKind, WorkerPool>();
   let closed = false;
 
@@ -177,20 +179,20 @@ export function openVisionModels(options: VisionOptions = {}): VisionModels {
     if (!p) pools.set(kind, (p = new WorkerPool(kind, threads, modelDir, timeoutMs, nice, module)));
     return p;
   };
-  const call = async <T>(kind: WorkerKind, task: TaskBody): Promise<T> => (await pool(kind)).run<T>(task);
+  const call = async <T>(task: TaskBody): Promise<T> => (await pool('inference')).run<T>(task);
 
   return {
     async moderate(image: Buffer): Promise<SafetyVerdict> {
-      const scores = await call<{ sfw: number; nsfw: number }>('onnx', { op: 'moderate', image: ownBytes(image) });
+      const scores = await call<{ sfw: number; nsfw: number }>( { op: 'moderate', image: ownBytes(image) });
       return safetyVerdict(scores, threshold);
     },
     async classify(image: Buffer, topK = 5): Promise<Classification[]> {
       const k = Number.isFinite(topK) ? Math.min(1000, Math.max(1, Math.floor(topK))) : 5;
-      return call<Classification[]>('onnx', { op: 'classify', image: ownBytes(image), topK: k });
+      return call<Classification[]>( { op: 'classify', image: ownBytes(image), topK: k });
     },
     async detect(image: Buffer, opts?: { minConfidence?: number }): Promise<Detection[]> {
       const minConfidence = opts?.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
-      return call<Detection[]>('tfjs', { op: 'detect', image: ownBytes(image), minConfidence });
+      return call<Detection[]>( { op: 'detect', image: ownBytes(image), minConfidence });
     },
     info(): ModelInfo[] {
       try {

@@ -12,7 +12,8 @@ import { decodeForOpenNsfw, decodeLetterboxed, decodeRgb } from './decode.ts';
 import { decodeCenterNet } from './detections.ts';
 import type { Classification, Detection } from './port.ts';
 
-export type WorkerKind = 'onnx' | 'tfjs';
+/** Every worker runs every model (ONNX and TensorFlow.js), each loaded on its first task. */
+export type WorkerKind = 'inference';
 export type WorkerData = { kind: WorkerKind; modelDir: string; nice: number; wasmDir: string };
 export type Task =
   | { id: number; op: 'moderate'; image: Uint8Array }
