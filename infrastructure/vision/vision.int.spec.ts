@@ -74,7 +74,7 @@ describe.runIf(installed)('vision models on real photos', () => {
     await vision.detect(photo('coffee'));
     const all = threads();
     expect(niceOf(String(process.pid))).toBe(0);
-    expect(all.filter((t) => t.nice === 10).length).toBeGreaterThanOrEqual(2); // one worker per runtime, and what they started
+    expect(all.filter((t) => t.nice === 10).length).toBeGreaterThanOrEqual(1); // the inference worker, and whatever the runtimes started from it
     const plain = openVisionModels({ nice: 0 });
     const before = new Set(threads().map((t) => t.tid));
     await plain.classify(photo('coffee'));
