@@ -67,6 +67,11 @@ describe('GET /v1/admin/streams/{stream}', () => {
     expect(rest.body.events[0].data.key_hash).toBe('[redacted]');
     expect(rest.body.events[0].data.key_id).toEqual(expect.any(String));
     expect(rest.body.next_from_revision).toBeNull();
+    // A revision past any 64-bit integer (the schema allows 20 digits) is an empty page, not a 500.
+    const beyond = await admin(`/v1/admin/streams/account-${account.account_id}?from_revision=29012097060435840920`);
+    expect(beyond.status).toBe(200);
+    expect(beyond.body.events).toEqual([]);
+    expect((await admin(`/v1/admin/events?from_position=99999999999999999999`)).status).toBeLessThan(500);
   });
 
   it('answers 404 for a stream without events and refuses account keys', async () => {

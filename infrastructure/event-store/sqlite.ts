@@ -31,6 +31,13 @@ type Row = {
   created_at: string;
 };
 
+/**
+ * SQLite integers are 64-bit: a revision or position past that (a client's `from_revision` of 20
+ * digits) would fail the bind; no event has one, so it reads as the largest there can be.
+ */
+const MAX_INT64 = 9_223_372_036_854_775_807n;
+const inInt64 = (value: bigint): bigint => (value > MAX_INT64 ? MAX_INT64 : value);
+
 const toRecorded = (row: Row): RecordedEvent => ({
   id: row.event_id,
   streamName: row.stream,
@@ -365,16 +372,16 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
       const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
       const rows =
         options.direction === 'backwards'
-          ? stmt.readBackwards.all(streamName, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), maxCount)
-          : stmt.readForwards.all(streamName, options.fromRevision ?? 0n, maxCount);
+          ? stmt.readBackwards.all(streamName, inInt64(options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER)), maxCount)
+          : stmt.readForwards.all(streamName, inInt64(options.fromRevision ?? 0n), maxCount);
       return rows.map(toRecorded);
     },
     async readAll(options: ReadAllOptions = {}) {
       const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
       if (options.direction === 'backwards') {
-        return stmt.allBackwards.all(options.after ?? 0n, maxCount).map(toRecorded);
+        return stmt.allBackwards.all(inInt64(options.after ?? 0n), maxCount).map(toRecorded);
       }
-      return readAllSync(options.after ?? 0n, maxCount);
+      return readAllSync(inInt64(options.after ?? 0n), maxCount);
     },
     subscribe,
     async headPosition() {
