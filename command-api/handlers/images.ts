@@ -55,7 +55,7 @@ export const uploadImage = async (
     quotaDecider,
     { type: 'ReserveUpload', account_id: accountId, image_id: imageId, default_quota: settings.uploadQuota, now },
     context,
-    { retries: QUOTA_RETRIES },
+    { retries: QUOTA_RETRIES, states: quotaStates(settings.eventStore) },
   );
   try {
     await storeImageBlobs(settings.blobs, imageId, image);

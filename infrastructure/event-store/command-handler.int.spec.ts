@@ -68,6 +68,31 @@ describe('handleCommand on the SQLite event store', () => {
       expect(await store.readStream(stream)).toHaveLength(3);
     });
 
+    it('a writer that loses the race keeps its cached state and its retry reads only what the winner appended', async () => {
+      const states = streamStates<unknown>();
+      const stream = quotaStream('acc-1');
+      await handleCommand(store, stream, quotaDecider, reserve('a'), context, { states });
+      // The winner appends between this writer's read and its append: the first append fails.
+      const append = store.append.bind(store);
+      let raced = false;
+      vi.spyOn(store, 'append').mockImplementation(async (...args) => {
+        if (!raced) {
+          raced = true;
+          await handleCommand(store, stream, quotaDecider, reserve('b'), context);
+        }
+        return append(...args);
+      });
+      const readStream = vi.spyOn(store, 'readStream');
+      await handleCommand(store, stream, quotaDecider, reserve('c'), context, { states });
+      expect(readStream.mock.calls).toEqual([
+        [stream, { fromRevision: 1n }], // this writer, from its cache
+        [stream], // the winner, without a cache
+        [stream, { fromRevision: 1n }], // this writer's retry: still from its cache, now seeing 'b'
+      ]);
+      expect((await store.readStream(stream)).map((event) => (event.data as { image_id: string }).image_id)).toEqual(['a', 'b', 'c']);
+      expect(states.get(stream)?.revision).toBe(2n);
+    });
+
     it('a cached state the stream no longer matches is dropped on the wrong revision and the retry folds it whole', async () => {
       const states = streamStates<unknown>();
       const stream = quotaStream('acc-1');

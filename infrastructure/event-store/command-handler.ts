@@ -64,8 +64,9 @@ export type StreamStates<State> = {
  * The folded states of up to `max` streams, least recently used out first, for a stream every
  * command of an owner extends and none ever shortens (an account's upload quota grows by an event
  * per upload): a command then reads the events after the cached revision instead of the whole
- * stream. Always right: what other writers (or processes) appended is read, and a wrong expected
- * revision drops the entry, so the retry folds the stream from its start.
+ * stream. Always right: what other writers (or processes) appended is read before deciding, and
+ * an entry the stream does not match (a wrong revision twice at the same revision) is dropped, so
+ * the retry folds the stream from its start.
  */
 export const streamStates = <State>(max = 10_000): StreamStates<State> => {
   const entries = new Map<string, Folded<State>>();
@@ -124,6 +125,7 @@ export const handleCommand = async <State, Command, E extends Event>(
 ): Promise<HandleResult<State, E>> => {
   const retries = options.newStream ? 0 : (options.retries ?? 5);
   const now = options.now ?? (() => new Date().toISOString());
+  let lastConflictAt: bigint | null | undefined;
   for (let attempt = 0; ; attempt++) {
     const { state, revision } =
       attempt === 0 && options.known
@@ -147,7 +149,12 @@ export const handleCommand = async <State, Command, E extends Event>(
       return { events, state: after, position: result.position };
     } catch (error) {
       if (!isWrongExpectedRevision(error)) throw error;
-      options.states?.delete(streamName);
+      // Another writer won the race: the cached state is still a true prefix of the stream, so the
+      // retry reads only what was appended after it. A retry that found nothing new and failed
+      // again at the same revision means the cache does not match the stream at all: the entry is
+      // dropped and the stream folded from its start.
+      if (revision === lastConflictAt) options.states?.delete(streamName);
+      lastConflictAt = revision;
       if (options.newStream) throw error;
       if (attempt >= retries) throw contentionError(streamName, attempt + 1);
     }
