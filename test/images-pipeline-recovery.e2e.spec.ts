@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from './service.ts';
 import { CAT_RGB, drawScene, visionDouble } from './vision-double.ts';
@@ -66,7 +67,13 @@ describe('image pipeline under failure', () => {
     const unused = visionDouble();
     const commandOnly = await startTestService({ referenceDataImport: false, runProcessors: false, uploadSyncTimeoutMs: 500 }, dataDir, { vision: unused });
     const { api_key: key } = await commandOnly.createAccount();
-    const id = (await upload(commandOnly, key)).body.id as string;
+    const uploaded = (await upload(commandOnly, key)).body;
+    const id = uploaded.id as string;
+    // No image-sizes processor either: `med` (320 px here: never enlarged) stands in for thumb, uncached.
+    const standIn = await fetch(`${uploaded.url}?size=thumb`);
+    expect(standIn.status).toBe(200);
+    expect([standIn.headers.get('etag'), standIn.headers.get('cache-control'), standIn.headers.get('last-modified')]).toEqual([`"${uploaded.url.match(/files\/([^.]+)/)[1]}.med"`, 'no-store', null]);
+    expect((await sharp(Buffer.from(await standIn.arrayBuffer())).metadata()).width).toBe(320);
     const sync = await upload(commandOnly, key, '/v1/images/upload-sync');
     expect(sync.status).toBe(503);
     expect(sync.body.code).toBe('analysis_unavailable');
@@ -80,6 +87,12 @@ describe('image pipeline under failure', () => {
     await waitForLabelled(withProcessors, key, id);
     await waitForLabelled(withProcessors, key, sync.body.image_id as string);
     expect(await eventTypes(withProcessors, id)).toEqual(['ImageUploaded', 'ImageValidated', 'ImageLabelled']);
+    const thumb = await waitUntil(async () => {
+      const answer = await fetch(`${uploaded.url.replace(commandOnly.url, withProcessors.url)}?size=thumb`);
+      return answer.headers.get('etag')?.endsWith('.thumb"') ? answer : (await answer.arrayBuffer(), undefined);
+    }, 20_000, 'thumb made after the restart');
+    expect(thumb.headers.get('cache-control')).toMatch(/max-age=\d+/);
+    expect((await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).width).toBe(150);
   });
 
   it('a service stopped mid-image finishes it after restart', { timeout: 90_000 }, async () => {

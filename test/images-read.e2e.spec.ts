@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
 import { expectEnvelope } from './envelope.ts';
+import { waitUntil } from './webhook-receiver.ts';
 import { seedImage } from './image-fixtures.ts';
 import { blobKeysFor } from '../domain/images/image.ts';
 
@@ -367,10 +368,14 @@ describe('with the upload route', () => {
     expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
     const [found] = (await get('/v1/images/search?sub_id=up&size=thumb', uploader.key)).body;
     expect(found).toMatchObject({ id: uploaded.body.id, width: 400, height: 300, mime_type: 'image/png', breed_ids: ['abys'] });
-    const thumb = await fetch(found.url);
-    expect(thumb.status).toBe(200);
+    // thumb is made by the image-sizes processor just after the upload (med stands in until then)
+    const thumb = await waitUntil(async () => {
+      const answer = await fetch(found.url);
+      expect(answer.status).toBe(200);
+      return answer.headers.get('etag')?.endsWith('.thumb"') ? answer : (await answer.arrayBuffer(), undefined);
+    }, 20_000, 'thumb made');
     expect(thumb.headers.get('content-type')).toBe('image/png');
-    expect((await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).width).toBeLessThan(400);
+    expect((await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).width).toBe(150);
     const src = await fetch(`${service.url}/v1/images/search?sub_id=up&format=src`, { headers: { 'x-api-key': uploader.key } });
     expect(src.status).toBe(200); // the redirect followed to the bytes
     expect((await sharp(Buffer.from(await src.arrayBuffer())).metadata()).width).toBe(400);

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
+import { deriveSmallSizes } from '../../infrastructure/images/process-upload.ts';
 import { cpuMeter } from '../harness/cpu.ts';
 import { figure, notAvailable } from '../harness/figure.ts';
 import { load, loadProblems, warmUp } from '../harness/load.ts';
@@ -46,15 +47,32 @@ const rawSharpPerSecond = async (jpeg: Buffer, durationS: number): Promise<numbe
   return done / ((performance.now() - started) / 1000);
 };
 
+/** CPU per image of what the image-sizes processor does after an upload (small + thumb from med). */
+const deferredSizesCpuMs = async (jpeg: Buffer): Promise<number> => {
+  const med = await sharp(jpeg).resize({ width: 640, height: 640, fit: 'inside' }).jpeg({ quality: 85 }).toBuffer();
+  const rounds = 200;
+  for (let i = 0; i < 20; i++) await deriveSmallSizes(med, 'jpg');
+  const before = process.cpuUsage();
+  let started = 0;
+  const worker = async () => {
+    while (started++ < rounds) await deriveSmallSizes(med, 'jpg');
+  };
+  await Promise.all(Array.from({ length: BASELINE_CONCURRENCY }, worker));
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / rounds;
+};
+
 /**
  * 5. Image uploads of a 1-megapixel JPEG per second against raw sharp decode + resize + encode of
  * the same file per second, in the same run. The upload rate is "the service work around sharp"
  * (issue 14): it is measured on a service of its own started with RUN_PROCESSORS=false — the
  * command side as the production topology runs it, the processors and their models elsewhere —
  * so that the pipeline's model inference (≈ 0.3 s of CPU per image) does not run on the same two
- * cores during the window. The service's upload does more image work than the baseline (type
- * check, polyglot scan, one decode for the smaller sizes, three encoded sizes plus the original)
- * and stores the blobs, an event and a quota reservation. Then, on the bench's own all-in-one
+ * cores during the window. The service's upload does the baseline's image work (one decode,
+ * resize and encode: the `med` size) plus the type check, polyglot scan and header read, and stores
+ * the blobs, an event and a quota reservation. The two small sizes are made from `med` after the
+ * answer by the image-sizes processor (not running on this service): their CPU per image is its
+ * own line, measured in this process. Then, on the bench's own all-in-one
  * (processors and models in the same process), upload-sync is measured end to end, and the
  * model/pipeline time per image (upload-sync p50 − upload p50) is reported as its own line.
  */
@@ -72,6 +90,7 @@ export const item: BenchItem = {
 
     await rawSharpPerSecond(jpeg, ctx.warmupS);
     const baseline = await rawSharpPerSecond(jpeg, ctx.durationS);
+    const deferredMs = await deferredSizesCpuMs(jpeg);
 
     // The command side alone: a service of its own with the processors off (nothing is lost: the
     // uploads wait on the bus for a processor that never comes in this throwaway data directory).
@@ -112,6 +131,13 @@ export const item: BenchItem = {
         note: [loadProblems(uploaded), `p50 ${uploaded.latencyP50} ms, p99 ${uploaded.latencyP99} ms, ${CONNECTIONS} connections; ${(jpeg.length / 1024).toFixed(0)} KiB file`].filter(Boolean).join('; '),
       }),
       figure({ item: this.name, metric: 'service CPU per upload', value: cpuMs, unit: 'ms' }),
+      figure({
+        item: this.name,
+        metric: 'CPU per image of the small sizes, made after the answer (image-sizes processor: small + thumb from med)',
+        value: deferredMs,
+        unit: 'ms',
+        note: 'deriveSmallSizes in this process, 4 in flight',
+      }),
       figure({ item: '7 memory', metric: 'peak RSS of the upload service (RUN_PROCESSORS=false) under 5 images', value: commandRss, unit: 'MiB', targets: [{ on: 'value', op: '<=', threshold: RSS_BOUND_MIB }] }),
     ];
 

@@ -40,4 +40,19 @@ describe('uploadImage', () => {
     ]);
     expect(await store.readStream(quotaStream('acc-1'))).toHaveLength(3);
   });
+
+  it('writes a plain upload once (its full size is the original) and a cleaned one twice', async () => {
+    const blobs = fileBlobStore(join(dir, 'blobs'));
+    const settings = { eventStore: store, blobs, uploadQuota: 10 };
+    const plain = (await uploadImage(settings, 'acc-1', input, context)).data;
+    expect(plain.blob_keys.full).toBe(plain.blob_keys.original);
+    expect((await blobs.get(plain.blob_keys.full))?.data.equals(input.bytes)).toBe(true);
+    expect(await blobs.get(`img.${plain.image_id}.full`)).toBeNull();
+
+    const withExif = await sharp(input.bytes).withExif({ IFD0: { Artist: 'someone' } }).jpeg().toBuffer();
+    const cleaned = (await uploadImage(settings, 'acc-1', { ...input, bytes: withExif }, context)).data;
+    expect(cleaned.blob_keys.full).toBe(`img.${cleaned.image_id}.full`);
+    expect((await blobs.get(cleaned.blob_keys.original))?.data.equals(withExif)).toBe(true);
+    expect((await sharp((await blobs.get(cleaned.blob_keys.full))!.data).metadata()).exif).toBeUndefined();
+  });
 });

@@ -1,6 +1,6 @@
 import { DomainError } from '../../domain/errors.ts';
 import { imageDecider } from '../../domain/images/decide.ts';
-import { blobKeysFor, imageStream, type ImageUploaded } from '../../domain/images/image.ts';
+import { imageStream, type ImageUploaded } from '../../domain/images/image.ts';
 import { deleteImageBlobs, storeImageBlobs } from '../../infrastructure/images/blobs.ts';
 import { monthOf, quotaDecider, quotaStream, type QuotaState } from '../../domain/quota/quota.ts';
 import { handleCommand, streamStates, type CommandContext, type StreamStates } from '../../infrastructure/event-store/command-handler.ts';
@@ -58,7 +58,7 @@ export const uploadImage = async (
     { retries: QUOTA_RETRIES, states: quotaStates(settings.eventStore) },
   );
   try {
-    await storeImageBlobs(settings.blobs, imageId, image);
+    const blobKeys = await storeImageBlobs(settings.blobs, imageId, image);
     const data: ImageUploaded['data'] = {
       image_id: imageId,
       account_id: accountId,
@@ -72,7 +72,7 @@ export const uploadImage = async (
       age_months: input.age_months,
       breed_ids: input.breed_ids,
       url_token: randomId(24),
-      blob_keys: blobKeysFor(imageId),
+      blob_keys: blobKeys,
       auto_crop: input.auto_crop,
       parent_image_id: null,
       crop_box: null,
@@ -102,8 +102,15 @@ export const decodeBase64Image = (value: string): Buffer => {
     if (!/;base64/i.test(dataUrl[2] ?? '')) throw new DomainError('validation_failed', 'image: a data URL must be base64-encoded', { details: ['body.image must be a base64 data URL'] });
     payload = payload.slice(dataUrl[0].length);
   }
-  // One pass over the text: Node's base64 decoder itself skips whitespace and reads the url-safe
-  // alphabet too, so nothing has to be rewritten before it (each rewrite was a copy of the whole upload).
+  // Node's base64 decoder reads both alphabets and skips whitespace, so nothing has to be rewritten
+  // before it (each rewrite was a copy of the whole upload); but it skips anything else silently
+  // too. Common case first, without scanning the text: a length that is a multiple of four that
+  // decodes to every byte it can hold has no character the decoder skipped (one skipped character
+  // always costs a byte there), so it is valid. Anything else is checked character by character.
+  if (payload.length % 4 === 0) {
+    const decoded = Buffer.from(payload, 'base64');
+    if (decoded.length === Buffer.byteLength(payload, 'base64')) return decoded;
+  }
   if (!/^[A-Za-z0-9+/_\s-]*(?:=\s*){0,2}$/.test(payload)) {
     throw new DomainError('validation_failed', 'image is not valid base64', { details: ['body.image must be base64 or a base64 data URL'] });
   }

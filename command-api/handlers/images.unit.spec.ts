@@ -14,7 +14,9 @@ describe('decodeBase64Image', () => {
   });
 
   it('refuses text that is not base64 and a data URL that is not base64-encoded', () => {
-    for (const bad of ['abc$def', 'ab==cd', `${standard}===`, 'data:image/png,rawtext']) {
+    // Among them strings of a multiple of four characters, the decoder's fast path: one character
+    // outside the alphabet, padding in the middle, too much padding, a non-Latin letter.
+    for (const bad of ['abc$def', 'ab==cd', `${standard}===`, 'data:image/png,rawtext', 'QU*D', 'QQ==QQ==', 'QUJD====', 'QUJDRAé=', `${standard.slice(0, 8)}.${standard.slice(9)}`]) {
       expect(() => decodeBase64Image(bad), bad).toThrow(expect.objectContaining({ code: 'validation_failed' }));
     }
   });

@@ -27,6 +27,11 @@ export type ImageStatus = 'to_be_reviewed' | 'clean' | 'unsafe' | 'labelled';
 export type ImageFormat = 'jpg' | 'png' | 'gif' | 'webp';
 export const IMAGE_SIZES = ['thumb', 'small', 'med', 'full'] as const;
 export type ImageSize = (typeof IMAGE_SIZES)[number];
+/** The sizes made while an upload is answered; the others are derived from `med` just after it. */
+export const UPLOAD_SIZES = ['full', 'med'] as const satisfies readonly ImageSize[];
+export const DEFERRED_SIZES = ['small', 'thumb'] as const satisfies readonly ImageSize[];
+export type UploadSize = (typeof UPLOAD_SIZES)[number];
+export type DeferredSize = (typeof DEFERRED_SIZES)[number];
 
 /** Blob keys of the stored bytes: the original as uploaded, and the derived sizes (JPEG or PNG/WebP kept as uploaded). */
 export type ImageBlobKeys = { original: string } & Record<ImageSize, string>;

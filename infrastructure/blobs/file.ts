@@ -1,7 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomId } from '../ids.ts';
 import { isValidBlobKey, type BlobStore } from './port.ts';
@@ -16,15 +16,27 @@ export const fileBlobStore = (dir: string): BlobStore => {
     return join(dir, key);
   };
   const exists = async (file: string) => stat(file).then((s) => s, () => null);
+  // The directory is made once per store (again should it have been removed since).
+  let made: Promise<unknown> | null = null;
+  const madeDir = () => (made ??= mkdir(dir, { recursive: true }).catch((error) => ((made = null), Promise.reject(error))));
+  const write = async (temporary: string, data: Buffer | Readable) =>
+    Buffer.isBuffer(data) ? writeFile(temporary, data) : pipeline(data, createWriteStream(temporary));
   return {
     async put(key, data, contentType) {
-      await mkdir(dir, { recursive: true });
+      await madeDir();
       const target = path(key);
       const temporary = `${target}.${randomId(6)}.tmp`;
-      await pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, createWriteStream(temporary));
+      try {
+        await write(temporary, data);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !Buffer.isBuffer(data)) throw error;
+        made = null;
+        await madeDir();
+        await write(temporary, data);
+      }
       await writeFile(`${target}.type`, contentType);
       await rename(temporary, target);
-      return { size: (await stat(target)).size };
+      return { size: Buffer.isBuffer(data) ? data.length : (await stat(target)).size };
     },
     async get(key) {
       const file = path(key);

@@ -1,21 +1,29 @@
-import { blobKeysFor, IMAGE_SIZES } from '../../domain/images/image.ts';
+import { blobKeysFor, UPLOAD_SIZES, type DeferredSize, type ImageBlobKeys, type UploadSize } from '../../domain/images/image.ts';
 import type { BlobStore } from '../blobs/port.ts';
 
-/** Stores the original and every derived size; the keys are the image's own. */
+/**
+ * Stores the original and the sizes an upload answers with (`full`, `med`) and answers the keys
+ * its event names: the image's own, except that a `full` which is the original byte for byte (a
+ * plain upright upload, see processUpload) is not written twice — its key is the original's.
+ */
 export const storeImageBlobs = async (
   blobs: BlobStore,
   imageId: string,
-  image: { mime: string; original: Buffer; sizes: Record<(typeof IMAGE_SIZES)[number], Buffer> },
-): Promise<void> => {
-  const keys = blobKeysFor(imageId);
-  await Promise.all([
-    blobs.put(keys.original, image.original, image.mime),
-    ...IMAGE_SIZES.map((size) => blobs.put(keys[size], image.sizes[size], image.mime)),
-  ]);
+  image: { mime: string; original: Buffer; sizes: Record<UploadSize, Buffer> },
+): Promise<ImageBlobKeys> => {
+  const own = blobKeysFor(imageId);
+  const keys = image.sizes.full === image.original ? { ...own, full: own.original } : own;
+  const writes = new Map<string, Buffer>([[keys.original, image.original], ...UPLOAD_SIZES.map((size) => [keys[size], image.sizes[size]] as const)]);
+  await Promise.all([...writes].map(([key, data]) => blobs.put(key, data, image.mime)));
+  return keys;
+};
+
+/** Stores the sizes derived after the upload (`small`, `thumb`) under the keys its event named. */
+export const storeDerivedSizes = async (blobs: BlobStore, keys: ImageBlobKeys, sizes: Record<DeferredSize, Buffer>, mime: string): Promise<void> => {
+  await Promise.all((Object.keys(sizes) as DeferredSize[]).map((size) => blobs.put(keys[size], sizes[size], mime)));
 };
 
 export const deleteImageBlobs = async (blobs: BlobStore, imageId: string): Promise<void> => {
   const keys = blobKeysFor(imageId);
   await Promise.allSettled(Object.values(keys).map((key) => blobs.delete(key)));
 };
-

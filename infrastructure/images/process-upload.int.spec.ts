@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/errors.ts';
-import { cropImage, processUpload } from './process-upload.ts';
+import { cropImage, deriveSmallSizes, processUpload } from './process-upload.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
 
 const picture = (format: 'jpeg' | 'png' | 'webp' | 'gif', width = 300, height = 200) =>
@@ -17,17 +17,26 @@ const codeOf = async (work: Promise<unknown>) => {
 };
 
 describe('processUpload', () => {
-  it('decodes the four formats and derives the sizes', async () => {
+  it('decodes the four formats and makes the sizes: full and med at upload, small and thumb from med', async () => {
     for (const [format, expected] of [['jpeg', 'jpg'], ['png', 'png'], ['webp', 'webp'], ['gif', 'gif']] as const) {
       const result = await processUpload(await picture(format, 1000, 500));
       expect(result.format).toBe(expected);
       expect([result.width, result.height]).toEqual([1000, 500]);
-      for (const [size, side] of [['thumb', 150], ['small', 320], ['med', 640], ['full', 1000]] as const) {
-        const meta = await sharp(result.sizes[size]).metadata();
-        expect(Math.max(meta.width!, meta.height!), `${format} ${size}`).toBe(side);
+      expect(Object.keys(result.sizes).sort()).toEqual(['full', 'med']);
+      const sizes = { ...result.sizes, ...(await deriveSmallSizes(result.sizes.med, result.format)) };
+      for (const [size, side, otherSide] of [['thumb', 150, 75], ['small', 320, 160], ['med', 640, 320], ['full', 1000, 500]] as const) {
+        const meta = await sharp(sizes[size]).metadata();
+        expect([meta.width, meta.height], `${format} ${size}`).toEqual([side, otherSide]);
         expect(meta.format).toBe(format === 'jpeg' ? 'jpeg' : format);
       }
     }
+  });
+
+  it('derives small sizes that are never larger than med', async () => {
+    const tiny = await processUpload(await picture('png', 200, 100));
+    const sizes = await deriveSmallSizes(tiny.sizes.med, tiny.format);
+    expect((await sharp(sizes.small).metadata()).width).toBe(200);
+    expect((await sharp(sizes.thumb).metadata()).width).toBe(150);
   });
 
   it('never enlarges a small image', async () => {
@@ -49,8 +58,9 @@ describe('processUpload', () => {
     const cleaned = await processUpload(withExif);
     expect(cleaned.sizes.full.equals(withExif)).toBe(false);
     expect(cleaned.original.equals(withExif)).toBe(true);
+    const all = { ...cleaned.sizes, ...(await deriveSmallSizes(cleaned.sizes.med, cleaned.format)) };
     for (const size of ['full', 'med', 'small', 'thumb'] as const) {
-      const meta = await sharp(cleaned.sizes[size]).metadata();
+      const meta = await sharp(all[size]).metadata();
       expect(meta.exif, size).toBeUndefined();
     }
     // a resize asked for is a change too

@@ -2,7 +2,9 @@
  * From uploaded bytes to a checked, stored-ready image: the type is decided from the bytes
  * (file-type), never from the client's Content-Type or file name; polyglots, empty, truncated and
  * corrupt files and pixel bombs are refused with precise codes; then sharp (libvips, on its own
- * thread pool, off the event loop) decodes once and derives the sizes.
+ * thread pool, off the event loop) makes the sizes an upload answers with (`full`, `med`). The
+ * smaller ones (`small`, `thumb`) are derived from `med` after the answer, by the image-sizes
+ * processor (`deriveSmallSizes`).
  *
  * Formats: JPEG, PNG, GIF, WebP — TheCatAPI's. AVIF and HEIC are refused (415): sharp's prebuilt
  * libvips cannot decode HEIC (patent-encumbered HEVC), and the models and browsers behind the
@@ -11,7 +13,7 @@
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { fileTypeFromBuffer } from 'file-type';
 import { DomainError } from '../../domain/errors.ts';
-import type { ImageFormat, ImageSize } from '../../domain/images/image.ts';
+import type { DeferredSize, ImageFormat, ImageSize, UploadSize } from '../../domain/images/image.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
 
 // Every upload is new: libvips' operation cache (50 MB by default, per process) would only hold memory.
@@ -38,7 +40,7 @@ export type ProcessedImage = {
   width: number;
   height: number;
   original: Buffer;
-  sizes: Record<ImageSize, Buffer>;
+  sizes: Record<UploadSize, Buffer>;
 };
 
 const decodeError = (error: unknown): DomainError => {
@@ -108,28 +110,34 @@ export const processUpload = async (bytes: Buffer, resize: { width?: number; hei
       const encoded = await encode(fullPipeline, format).toBuffer({ resolveWithObject: true });
       full = { data: encoded.data, width: encoded.info.width, height: encoded.info.height };
     }
-    // The smaller sizes from one decode at the largest of them (shrink-on-load makes it cheap for
-    // JPEG and WebP); this decode reads the whole file, so a truncated or corrupt one fails here.
-    const largest = Math.max(...Object.values(SIZE_BOUNDS));
-    const decoded = await sharp(full.data, options)
-      .rotate()
-      .resize({ width: largest, height: largest, fit: 'inside', withoutEnlargement: true })
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    const raw = { raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels } };
-    const sizes = { full: full.data } as Record<ImageSize, Buffer>;
-    await Promise.all(
-      (Object.entries(SIZE_BOUNDS) as [Exclude<ImageSize, 'full'>, number][]).map(async ([size, bound]) => {
-        const pipeline = sharp(decoded.data, raw);
-        if (bound < largest) pipeline.resize({ width: bound, height: bound, fit: 'inside', withoutEnlargement: true });
-        sizes[size] = await encode(pipeline, format).toBuffer();
-      }),
-    );
+    // `med` in one pipeline (decode, resize, encode; shrink-on-load makes the decode cheap for
+    // JPEG and WebP). It reads the whole file, so a truncated or corrupt one fails here.
+    const med = await encode(
+      sharp(full.data, options).rotate().resize({ width: SIZE_BOUNDS.med, height: SIZE_BOUNDS.med, fit: 'inside', withoutEnlargement: true }),
+      format,
+    ).toBuffer();
+    const sizes = { full: full.data, med };
     return { format, mime, width: full.width, height: full.height, original: bytes, sizes };
   } catch (error) {
     if (error instanceof DomainError) throw error;
     throw decodeError(error);
   }
+};
+
+/**
+ * `small` and `thumb` from `med` (already upright and without metadata): one decode at the
+ * `small` size (a JPEG's shrink-on-load halves 640 px for free), `thumb` from that.
+ */
+export const deriveSmallSizes = async (med: Buffer, format: ImageFormat): Promise<Record<DeferredSize, Buffer>> => {
+  const options: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS, animated: false };
+  const bound = (side: number) => ({ width: side, height: side, fit: 'inside' as const, withoutEnlargement: true });
+  const decoded = await sharp(med, options).resize(bound(SIZE_BOUNDS.small)).raw().toBuffer({ resolveWithObject: true });
+  const raw = { raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels } };
+  const [small, thumb] = await Promise.all([
+    encode(sharp(decoded.data, raw), format).toBuffer(),
+    encode(sharp(decoded.data, raw).resize(bound(SIZE_BOUNDS.thumb)), format).toBuffer(),
+  ]);
+  return { small, thumb };
 };
 
 /** Upright, single-frame, and carrying no metadata that could say more than the pixels do. */

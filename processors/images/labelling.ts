@@ -2,7 +2,6 @@ import sharp from 'sharp';
 import { imageDecider } from '../../domain/images/decide.ts';
 import {
   childImageId,
-  blobKeysFor,
   imageStream,
   type ImageEvent,
   type ImageUploaded,
@@ -64,7 +63,7 @@ const makeChildren = async (deps: ProcessorDeps, parent: ImageUploaded['data'], 
     ids.push(id);
     if ((await deps.eventStore.readStream(imageStream(id), { maxCount: 1 })).length > 0) continue;
     const cropped = await cropImage(full.data, parent.format, box);
-    await storeImageBlobs(deps.blobs!, id, cropped);
+    const blobKeys = await storeImageBlobs(deps.blobs!, id, cropped);
     try {
       await handleCommand(
         deps.eventStore,
@@ -85,7 +84,7 @@ const makeChildren = async (deps: ProcessorDeps, parent: ImageUploaded['data'], 
             age_months: parent.age_months,
             breed_ids: parent.breed_ids,
             url_token: randomId(24),
-            blob_keys: blobKeysFor(id),
+            blob_keys: blobKeys,
             auto_crop: false,
             parent_image_id: parent.image_id,
             crop_box: box,

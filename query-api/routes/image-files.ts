@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../contracts/common.ts';
 import { Collections, type ImageDoc } from '../../contracts/read-models.ts';
-import { IMAGE_SIZES } from '../../domain/images/image.ts';
+import { DEFERRED_SIZES, IMAGE_SIZES } from '../../domain/images/image.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
 
@@ -73,7 +73,13 @@ export const imageFileRoutes =
             ? ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
             : ifModifiedSince !== undefined && !Number.isNaN(Date.parse(ifModifiedSince)) && Date.parse(ifModifiedSince) >= Date.parse(lastModified);
         if (notModified) return reply.code(304).send();
-        const blob = await deps.images.blobs.stream(doc.blob_keys[size]);
+        let blob = await deps.images.blobs.stream(doc.blob_keys[size]);
+        if (!blob && (DEFERRED_SIZES as readonly string[]).includes(size)) {
+          // `small` and `thumb` are made by the image-sizes processor just after the upload; until
+          // then `med` stands in, with validators of its own and not stored, so nothing keeps it.
+          blob = await deps.images.blobs.stream(doc.blob_keys.med);
+          if (blob) reply.header('etag', `"${doc.url_token}.med"`).header('cache-control', 'no-store').removeHeader('last-modified');
+        }
         if (!blob) throw new DomainError('not_found', 'image file not found');
         return reply.type(doc.mime_type).header('content-length', blob.size).send(blob.stream);
       },
