@@ -42,7 +42,11 @@ export const imageFileRoutes =
               format: 'binary',
               description: 'the image (image/jpeg, image/png, image/gif or image/webp)',
               headers: {
-                ETag: { type: 'string', description: 'strong validator of these bytes; send it back in If-None-Match to get 304' },
+                ETag: {
+                  type: 'string',
+                  description:
+                    'strong validator of these bytes; send it back in If-None-Match to get 304. `small` and `thumb` are made just after the upload: until then the `med` bytes stand in, with the `med` ETag, `Cache-Control: no-store` and no Last-Modified',
+                },
                 'Last-Modified': { type: 'string', description: 'when the image was uploaded' },
               },
             },
