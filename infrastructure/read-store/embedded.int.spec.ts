@@ -50,6 +50,32 @@ describe('embedded read store persistence', () => {
   });
 });
 
+describe('embedded read store opening its collections', () => {
+  it("reads a collection's documents on its first use, not when it is opened", async () => {
+    const file = join(dir, 'lazy.db');
+    const seed = embeddedReadStore(file);
+    await seed.collection('votes').upsert({ _id: 'v1', account_id: 'a' }, 1n);
+    await seed.close();
+
+    // Opened with its index declared (as a projection's setup does), then written by another
+    // process; this store follows the file only every hour.
+    const store = embeddedReadStore(file, { followIntervalMs: 3_600_000 });
+    await store.collection('votes').createIndex('account_id');
+    await store.collection('seen').createIndex('account_id');
+    await store.collection('seen').upsert({ _id: 's1', account_id: 'a' }, 1n);
+    const other = embeddedReadStore(file);
+    await other.collection('votes').upsert({ _id: 'v2', account_id: 'a' }, 2n);
+    await other.collection('seen').upsert({ _id: 's2', account_id: 'a' }, 2n);
+    await other.close();
+
+    // Unread until now: what the file holds at its first use, through the declared index.
+    expect((await store.collection('votes').find({ account_id: 'a' })).map((doc) => doc._id).sort()).toEqual(['v1', 'v2']);
+    // Already read (and not yet followed): what it held.
+    expect((await store.collection('seen').find({ account_id: 'a' })).map((doc) => doc._id)).toEqual(['s1']);
+    await store.close();
+  });
+});
+
 describe('embedded read store read by a second process', () => {
   it('follows the writer: new documents, changes, deletes and checkpoints appear in the reader, and waits end', async () => {
     const file = join(dir, 'follow.db');

@@ -11,12 +11,32 @@ const indexKey = (value: unknown): unknown => (value === undefined ? null : valu
 /**
  * One collection held in memory (queries never touch the disk) with hash indexes on the
  * fields declared through createIndex. Entries with doc === null are tombstones.
+ *
+ * Its documents are read from the file when it is first used, not when it is opened: a process
+ * opens every projection's collections (their indexes are declared at start), but one that never
+ * reads or writes a collection (a dispatcher restarted after a flood of votes, which only writes
+ * deliveries) never holds its documents.
  */
 class MemoryCollection<T extends Doc> implements Collection<T> {
-  readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, Entry>();
   private readonly indexes = new Map<string, Map<unknown, Set<string>>>();
 
-  constructor(private readonly onWrite: (id: string, entry: Entry) => void) {}
+  constructor(
+    private readonly onWrite: (id: string, entry: Entry) => void,
+    private loadFromFile: ((collection: MemoryCollection<T>) => void) | null = null,
+  ) {}
+
+  /** Whether its documents have been read from the file (see the class comment). */
+  get loaded(): boolean {
+    return this.loadFromFile === null;
+  }
+
+  private materialize(): void {
+    const load = this.loadFromFile;
+    if (!load) return;
+    this.loadFromFile = null;
+    load(this);
+  }
 
   private indexAdd(id: string, doc: Doc): void {
     for (const [field, index] of this.indexes) {
@@ -51,6 +71,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   private candidates(filter: Filter | undefined): Iterable<Doc> {
+    this.materialize();
     for (const [field, index] of this.indexes) {
       const values = pinnedValues(filter, field);
       if (values === null) continue;
@@ -70,11 +91,13 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async get(id: string): Promise<T | null> {
+    this.materialize();
     const doc = this.entries.get(id)?.doc;
     return doc ? ({ ...doc } as T) : null;
   }
 
   async getMany(ids: readonly string[]): Promise<Map<string, T>> {
+    this.materialize();
     const found = new Map<string, T>();
     for (const id of ids) {
       const doc = this.entries.get(id)?.doc;
@@ -92,6 +115,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async count(filter?: Filter): Promise<number> {
+    this.materialize();
     return filter && Object.keys(filter).length > 0 ? this.matching(filter).length : this.size();
   }
 
@@ -111,6 +135,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async upsert(doc: T, position: bigint): Promise<boolean> {
+    this.materialize();
     const previous = this.entries.get(doc._id);
     if (previous && previous.position >= position) return false;
     if (previous?.doc) this.indexRemove(doc._id, previous.doc);
@@ -122,6 +147,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async delete(id: string, position: bigint): Promise<boolean> {
+    this.materialize();
     const previous = this.entries.get(id);
     if (previous && previous.position >= position) return false;
     if (previous?.doc) this.indexRemove(id, previous.doc);
@@ -139,6 +165,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     }
   }
 
+  /** Declared at once; built from the documents in memory (those read later are indexed as they come). */
   async createIndex(field: string): Promise<void> {
     if (this.indexes.has(field)) return;
     this.indexes.set(field, new Map());
@@ -270,22 +297,26 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   const collection = <T extends Doc>(name: string): Collection<T> => {
     let existing = collections.get(name);
     if (!existing) {
-      const created = new MemoryCollection<Doc>((id, entry) => {
+      const onWrite = (id: string, entry: Entry) => {
         raiseHighest(name, entry.position);
         if (!db) return;
         let entries = dirty.get(name);
         if (!entries) dirty.set(name, (entries = new Map()));
         entries.set(id, entry);
-      });
-      const rows = (db?.prepare('SELECT id, position, body FROM documents WHERE collection = ?').all(name) ?? []) as {
-        id: string;
-        position: bigint;
-        body: string | null;
-      }[];
-      for (const row of rows) {
-        created.load(row.id, { doc: row.body ? JSON.parse(row.body) : null, position: BigInt(row.position) });
-        raiseHighest(name, BigInt(row.position));
-      }
+      };
+      // What the file holds, read on first use (its state now, ahead of or at its checkpoints).
+      const loadFromFile = (target: MemoryCollection<Doc>) => {
+        const rows = (db?.prepare('SELECT id, position, body FROM documents WHERE collection = ?').all(name) ?? []) as {
+          id: string;
+          position: bigint;
+          body: string | null;
+        }[];
+        for (const row of rows) {
+          target.load(row.id, { doc: row.body ? JSON.parse(row.body) : null, position: BigInt(row.position) });
+          raiseHighest(name, BigInt(row.position));
+        }
+      };
+      const created = new MemoryCollection<Doc>(onWrite, db ? loadFromFile : null);
       collections.set(name, created);
       existing = created;
     }
@@ -304,10 +335,13 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
       (row) => BigInt(row.position) > (checkpoints.get(row.name) ?? -1n) && !pending?.has(row.name),
     );
     if (moved.length === 0) return null;
-    const documents = [...collections.keys()].map((name) => ({
-      name,
-      rows: writtenSince?.all(name, highest.get(name) ?? -1n) as { id: string; position: bigint; body: string | null }[],
-    }));
+    // Collections not read yet are skipped: their first use reads the file as it is then.
+    const documents = [...collections]
+      .filter(([, target]) => target.loaded)
+      .map(([name]) => ({
+        name,
+        rows: writtenSince?.all(name, highest.get(name) ?? -1n) as { id: string; position: bigint; body: string | null }[],
+      }));
     return { moved, documents };
   });
   const follow = () => {
