@@ -6,7 +6,8 @@ import { figure, notAvailable } from '../harness/figure.ts';
 import { load, loadProblems, warmUp } from '../harness/load.ts';
 import { requestJson } from '../harness/http.ts';
 import { RSS_BOUND_MIB, sampleRss } from '../harness/rss.ts';
-import { startService } from '../harness/service.ts';
+import { startService, type RunningService } from '../harness/service.ts';
+import type { Context } from '../harness/context.ts';
 import type { BenchItem, Figure } from '../harness/types.ts';
 
 const CONNECTIONS = 4;
@@ -63,6 +64,28 @@ const deferredSizesCpuMs = async (jpeg: Buffer): Promise<number> => {
 };
 
 /**
+ * On a service of the item's own: an account with room for every upload, then `path` under load
+ * (after a warm-up) with the service's CPU per upload and its peak RSS; the service is stopped after.
+ */
+const uploadsUnderLoad = async (service: RunningService, path: string, body: string, connections: number, ctx: Pick<Context, 'warmupS' | 'durationS'>) => {
+  try {
+    const account = await requestJson(`${service.url}/v1/admin/accounts`, { method: 'POST', key: service.adminKey, body: { name: 'bench images' } });
+    if (account.status !== 201) throw new Error(`creating the account answered ${account.status}`);
+    const { api_key: apiKey, account_id: accountId } = account.body as { api_key: string; account_id: string };
+    const quota = await requestJson(`${service.url}/v1/accounts/${accountId}/quota`, { method: 'PUT', key: service.adminKey, body: { imageUploadQuota: 10_000_000 } });
+    if (quota.status !== 200) throw new Error(`setting the bench quota failed: ${quota.status}`);
+    const options = { url: `${service.url}${path}`, method: 'POST' as const, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body, connections };
+    const rss = sampleRss(service.pid);
+    await warmUp(options, ctx.warmupS);
+    const cpu = cpuMeter(service.pid);
+    const result = await load({ ...options, durationS: ctx.durationS });
+    return { result, cpuMs: cpu.per(result.ok), rssMiB: rss.stop() };
+  } finally {
+    await service.stop();
+  }
+};
+
+/**
  * 5. Image uploads of a 1-megapixel JPEG per second against raw sharp decode + resize + encode of
  * the same file per second, in the same run. The upload rate is "the service work around sharp"
  * (issue 14): it is measured on a service of its own started with RUN_PROCESSORS=false — the
@@ -95,31 +118,7 @@ export const item: BenchItem = {
     // The command side alone: a service of its own with the processors off (nothing is lost: the
     // uploads wait on the bus for a processor that never comes in this throwaway data directory).
     const commandSide = await startService(ctx.mode, `${ctx.runId}_images`, { env: { REFERENCE_DATA_IMPORT: 'false', RUN_PROCESSORS: 'false' } });
-    let uploaded: Awaited<ReturnType<typeof load>>;
-    let cpuMs: number | null;
-    let commandRss: number | null;
-    try {
-      const account = await requestJson(`${commandSide.url}/v1/admin/accounts`, { method: 'POST', key: commandSide.adminKey, body: { name: 'bench images' } });
-      if (account.status !== 201) throw new Error(`creating the account answered ${account.status}`);
-      const { api_key: apiKey, account_id: accountId } = account.body as { api_key: string; account_id: string };
-      const quota = await requestJson(`${commandSide.url}/v1/accounts/${accountId}/quota`, { method: 'PUT', key: commandSide.adminKey, body: { imageUploadQuota: 10_000_000 } });
-      if (quota.status !== 200) throw new Error(`setting the bench quota failed: ${quota.status}`);
-      const upload = {
-        url: `${commandSide.url}/v1/images/upload`,
-        method: 'POST' as const,
-        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-        body: body('bench'),
-        connections: CONNECTIONS,
-      };
-      const rss = sampleRss(commandSide.pid);
-      await warmUp(upload, ctx.warmupS);
-      const cpu = cpuMeter(commandSide.pid);
-      uploaded = await load({ ...upload, durationS: ctx.durationS });
-      cpuMs = cpu.per(uploaded.ok);
-      commandRss = rss.stop();
-    } finally {
-      await commandSide.stop();
-    }
+    const { result: uploaded, cpuMs, rssMiB: commandRss } = await uploadsUnderLoad(commandSide, '/v1/images/upload', body('bench'), CONNECTIONS, ctx);
     const figures: Figure[] = [
       figure({
         item: this.name,
@@ -155,31 +154,7 @@ export const item: BenchItem = {
       return figures;
     }
     const allInOne = await startService(ctx.mode, `${ctx.runId}_images_sync`, { env: { REFERENCE_DATA_IMPORT: 'false' } });
-    let synced: Awaited<ReturnType<typeof load>>;
-    let syncCpuMs: number | null;
-    let syncRss: number | null;
-    try {
-      const created = await requestJson(`${allInOne.url}/v1/admin/accounts`, { method: 'POST', key: allInOne.adminKey, body: { name: 'bench images sync' } });
-      if (created.status !== 201) throw new Error(`creating the account answered ${created.status}`);
-      const { api_key: apiKey, account_id: accountId } = created.body as { api_key: string; account_id: string };
-      const raised = await requestJson(`${allInOne.url}/v1/accounts/${accountId}/quota`, { method: 'PUT', key: allInOne.adminKey, body: { imageUploadQuota: 10_000_000 } });
-      if (raised.status !== 200) throw new Error(`setting the bench quota failed: ${raised.status}`);
-      const sync = {
-        url: `${allInOne.url}/v1/images/upload-sync`,
-        method: 'POST' as const,
-        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-        body: body('bench-sync'),
-        connections: SYNC_CONNECTIONS,
-      };
-      const rss = sampleRss(allInOne.pid);
-      await warmUp(sync, ctx.warmupS);
-      const cpu = cpuMeter(allInOne.pid);
-      synced = await load({ ...sync, durationS: ctx.durationS });
-      syncCpuMs = cpu.per(synced.ok);
-      syncRss = rss.stop();
-    } finally {
-      await allInOne.stop();
-    }
+    const { result: synced, cpuMs: syncCpuMs, rssMiB: syncRss } = await uploadsUnderLoad(allInOne, '/v1/images/upload-sync', body('bench-sync'), SYNC_CONNECTIONS, ctx);
     figures.push(
       figure({
         item: this.name,
