@@ -6,9 +6,10 @@ import { relative } from 'node:path';
  * functions with the most self time, the files or packages with the most self time, and this
  * repository's functions with the most total time (self + callees).
  *
- *   npx tsx bench/profile-summary.ts <file.cpuprofile> [--top N] [--skip-s S]
+ *   npx tsx bench/profile-summary.ts <file.cpuprofile> [--top N] [--skip-s S] [--until-s U]
  *
- * --skip-s leaves out the first S seconds (start-up, module loading).
+ * --skip-s leaves out the first S seconds (start-up, module loading); --until-s what comes after
+ * U seconds (the idle tail after a drain).
  */
 type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[] };
@@ -20,11 +21,12 @@ const option = (name: string, fallback: number) => {
 };
 const file = args.find((arg, index) => !arg.startsWith('--') && !args[index - 1]?.startsWith('--'));
 if (!file) {
-  console.error('usage: tsx bench/profile-summary.ts <file.cpuprofile> [--top N] [--skip-s S]');
+  console.error('usage: tsx bench/profile-summary.ts <file.cpuprofile> [--top N] [--skip-s S] [--until-s U]');
   process.exit(2);
 }
 const top = option('--top', 25);
 const skipUs = option('--skip-s', 0) * 1e6;
+const untilUs = option('--until-s', Infinity) * 1e6;
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const parent = new Map<number, number>();
@@ -35,7 +37,7 @@ let elapsed = 0;
 profile.samples.forEach((id, index) => {
   const delta = profile.timeDeltas[index] ?? 0;
   elapsed += delta;
-  if (elapsed >= skipUs) selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
+  if (elapsed >= skipUs && elapsed < untilUs) selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
 });
 const total = [...selfTime.values()].reduce((sum, value) => sum + value, 0);
 

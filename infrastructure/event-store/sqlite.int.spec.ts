@@ -38,4 +38,31 @@ describe('embedded SQLite event store', () => {
     await reader.close();
     await writer.close();
   });
+
+  it('answers each append asked for in the same turn on its own: a refused one leaves nothing, the others land', async () => {
+    const store = sqliteEventStore(join(dir, 'group.db'));
+    const meta = { account_id: null, correlation_id: null, causation_id: null, request_id: null, actor: null, timestamp: new Date().toISOString(), schema_version: 1 };
+    const event = (type: string) => ({ id: randomUUID(), type, data: {}, metadata: meta });
+    await store.append('g-taken', [event('First')]);
+    const repeatedId = randomUUID();
+    await store.append('g-repeat', [{ ...event('Once'), id: repeatedId }]);
+    // Asked for together: they share one transaction.
+    const outcomes = await Promise.allSettled([
+      store.append('g-new', [event('A')], { expectedRevision: 'no_stream' }),
+      store.append('g-taken', [event('Refused')], { expectedRevision: 'no_stream' }),
+      store.append('g-taken', [event('Two'), event('Three')], { expectedRevision: 0n }),
+      store.append('g-taken', [event('AlsoRefused'), event('Never')], { expectedRevision: 0n }),
+      store.append('g-repeat', [{ ...event('Once'), id: repeatedId }], { expectedRevision: 'no_stream' }),
+      store.append('g-other', [{ ...event('Stolen'), id: repeatedId }]),
+      // Its second insert fails (an id already stored): the first is rolled back with it.
+      store.append('g-taken', [event('Partial'), { ...event('Stolen'), id: repeatedId }]),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled', 'rejected', 'rejected']);
+    expect((await store.readStream('g-taken')).map((e) => e.type)).toEqual(['First', 'Two', 'Three']);
+    expect((await store.readStream('g-new')).map((e) => e.type)).toEqual(['A']);
+    expect((await store.readStream('g-repeat')).map((e) => e.type)).toEqual(['Once']);
+    expect(await store.readStream('g-other')).toEqual([]);
+    expect((await store.readAll()).map((e) => e.type)).toEqual(['First', 'Once', 'A', 'Two', 'Three']);
+    await store.close();
+  });
 });
