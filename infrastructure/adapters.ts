@@ -49,7 +49,7 @@ export const openAdapters = async (config: Config): Promise<Adapters> => {
   const eventStore: EventStore = embeddedLog ?? (await import('./event-store/eventstoredb.ts')).eventStoreDbEventStore(config.eventStoreUrl as string);
   const readStore = config.mongoUrl
     ? await (await import('./read-store/mongo.ts')).mongoReadStore(config.mongoUrl)
-    : embeddedReadStore(join(config.dataDir, 'read-models.db'));
+    : embeddedReadStore(join(config.dataDir, 'read-models.db'), { maxResidentDocs: config.readStoreResidentDocs });
   const broker = config.kafkaBrokers
     ? await (await import('./bus/kafka.ts')).kafkaBus({ brokers: config.kafkaBrokers, namespace: config.kafkaNamespace })
     : null;

@@ -13,6 +13,12 @@ export type Config = {
   readYourWritesTimeoutMs: number;
   eventStoreUrl: string | undefined;
   mongoUrl: string | undefined;
+  /**
+   * READ_STORE_RESIDENT_DOCS: documents of one collection the embedded read store keeps in memory
+   * (unset: its default, 10,000); the older ones of a larger collection are read from its file when
+   * a query needs them. Bounds a process's memory however large a read model grows.
+   */
+  readStoreResidentDocs: number | undefined;
   kafkaBrokers: string[] | undefined;
   /** Prefix of this deployment's Kafka topics and consumer groups. */
   kafkaNamespace: string | undefined;
@@ -174,6 +180,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 2000, 0, 30_000),
     eventStoreUrl: env.EVENTSTORE_URL?.trim() || undefined,
     mongoUrl: env.MONGO_URL?.trim() || undefined,
+    readStoreResidentDocs: env.READ_STORE_RESIDENT_DOCS ? integer(env, 'READ_STORE_RESIDENT_DOCS', 0, 100, 100_000_000) : undefined,
     kafkaBrokers: env.KAFKA_BROKERS?.trim() ? env.KAFKA_BROKERS.split(',').map((broker) => broker.trim()) : undefined,
     kafkaNamespace: env.KAFKA_NAMESPACE?.trim() || undefined,
     smtpUrl: env.SMTP_URL?.trim() || undefined,

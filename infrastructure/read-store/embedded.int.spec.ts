@@ -12,6 +12,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 readStoreContract('embedded (persisted)', async () => embeddedReadStore(join(dir, `${randomUUID()}.db`)));
 readStoreContract('embedded (memory only)', async () => embeddedReadStore());
+readStoreContract('embedded (persisted, 2 documents of a collection in memory)', async () =>
+  embeddedReadStore(join(dir, `${randomUUID()}.db`), { maxResidentDocs: 2 }),
+);
 
 describe('embedded read store persistence', () => {
   it('persists documents, tombstones and checkpoints across a reopen', async () => {
@@ -73,6 +76,54 @@ describe('embedded read store opening its collections', () => {
     // Already read (and not yet followed): what it held.
     expect((await store.collection('seen').find({ account_id: 'a' })).map((doc) => doc._id)).toEqual(['s1']);
     await store.close();
+  });
+});
+
+describe('embedded read store beyond its memory bound', () => {
+  const residentOf = (collection: unknown) => (collection as { residentCount: number }).residentCount;
+
+  it('keeps at most maxResidentDocs documents of a collection in memory and answers every query from memory and the file', async () => {
+    const file = join(dir, 'bounded.db');
+    const store = embeddedReadStore(file, { maxResidentDocs: 3 });
+    const deliveries = store.collection('deliveries');
+    await deliveries.createIndex('webhook_id');
+    await deliveries.createIndex('status');
+    for (let i = 0; i < 20; i++) {
+      const created_at = `2026-11-26T10:00:${String(i).padStart(2, '0')}.000Z`;
+      await deliveries.upsert({ _id: `d${i}`, webhook_id: i % 2 ? 'w2' : 'w1', status: i % 5 ? 'succeeded' : 'pending', created_at, payload: { n: i } }, BigInt(i + 1));
+    }
+    await store.setCheckpoint('deliveries', 20n);
+    // The file gets the writes within 50 ms; the oldest documents then leave memory.
+    await expect.poll(() => residentOf(deliveries), { timeout: 5_000 }).toBe(3);
+
+    expect(await deliveries.get('d0')).toEqual({ _id: 'd0', webhook_id: 'w1', status: 'pending', created_at: '2026-11-26T10:00:00.000Z', payload: { n: 0 } });
+    expect([...(await deliveries.getMany(['d1', 'd19', 'missing'])).keys()].sort()).toEqual(['d1', 'd19']);
+    expect((await deliveries.find({ webhook_id: 'w1' }, { sort: { created_at: -1 }, limit: 3 })).map((doc) => doc._id)).toEqual(['d18', 'd16', 'd14']);
+    expect((await deliveries.find({ status: 'pending' }, { sort: { created_at: 1 } })).map((doc) => doc._id)).toEqual(['d0', 'd5', 'd10', 'd15']);
+    expect((await deliveries.find({ 'payload.n': { $gte: 17 } }, { sort: { created_at: 1 } })).map((doc) => doc._id)).toEqual(['d17', 'd18', 'd19']);
+    expect(await deliveries.count()).toBe(20);
+    expect(await deliveries.count({ webhook_id: 'w2' })).toBe(10);
+
+    // A document held by the file only is changed and deleted like any other: its old index keys go.
+    expect(await deliveries.upsert({ _id: 'd0', webhook_id: 'w1', status: 'succeeded', created_at: '2026-11-26T10:00:00.000Z', payload: { n: 0 } }, 21n)).toBe(true);
+    expect(await deliveries.upsert({ _id: 'd5', webhook_id: 'w2', status: 'failed', created_at: 'x', payload: { n: 5 } }, 3n)).toBe(false);
+    expect(await deliveries.delete('d10', 22n)).toBe(true);
+    expect((await deliveries.find({ status: 'pending' })).map((doc) => doc._id).sort()).toEqual(['d15', 'd5']);
+    expect(await deliveries.get('d10')).toBeNull();
+    expect(await deliveries.count()).toBe(19);
+    await store.setCheckpoint('deliveries', 22n);
+    await expect.poll(() => residentOf(deliveries), { timeout: 5_000 }).toBeLessThanOrEqual(3);
+    await store.close();
+
+    // Reopened: its first use reads the file within the same bound.
+    const reopened = embeddedReadStore(file, { maxResidentDocs: 3 });
+    const again = reopened.collection('deliveries');
+    await again.createIndex('status');
+    expect((await again.find({ status: 'pending' })).map((doc) => doc._id).sort()).toEqual(['d15', 'd5']);
+    expect(residentOf(again)).toBe(3);
+    expect((await again.get('d0'))?.status).toBe('succeeded');
+    expect(await again.count()).toBe(19);
+    await reopened.close();
   });
 });
 

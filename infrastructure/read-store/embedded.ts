@@ -4,31 +4,68 @@ import { openSqlite } from '../sqlite.ts';
 import { getPath, matches, pinnedValues, sortComparator } from './filter.ts';
 import type { Collection, Doc, Filter, FindOptions, ReadStore, WriteOp } from './port.ts';
 
-type Entry = { doc: Doc | null; position: bigint };
+/** An entry whose document is in the file only (evicted from memory; see MemoryCollection). */
+const ON_DISK = Symbol('on disk');
+
+/** doc: the document; null: a tombstone; ON_DISK: a document held by the file only. */
+type Entry = { doc: Doc | null | typeof ON_DISK; position: bigint };
+/** An entry as it is written: with its document or a tombstone. */
+type WrittenEntry = { doc: Doc | null; position: bigint };
 
 const indexKey = (value: unknown): unknown => (value === undefined ? null : value);
 
+/** How many documents of one collection a file-backed store keeps in memory by default. */
+export const DEFAULT_RESIDENT_DOCS = 10_000;
+
+type FileAccess<T extends Doc> = {
+  /** Reads the collection's rows from the file into `target` (its first use). */
+  load: (target: MemoryCollection<T>) => void;
+  /** One document as the file holds it (null: absent or a tombstone). */
+  read: (id: string) => Doc | null;
+  /** At most this many documents stay in memory; older ones, once in the file, are read from it. */
+  maxResident: number;
+  /** Written in memory and not yet in the file (such a document stays in memory). */
+  isDirty: (id: string) => boolean;
+};
+
 /**
- * One collection held in memory (queries never touch the disk) with hash indexes on the
- * fields declared through createIndex. Entries with doc === null are tombstones.
+ * One collection with hash indexes on the fields declared through createIndex. Entries with
+ * doc === null are tombstones.
  *
  * Its documents are read from the file when it is first used, not when it is opened: a process
  * opens every projection's collections (their indexes are declared at start), but one that never
  * reads or writes a collection (a dispatcher restarted after a flood of votes, which only writes
  * deliveries) never holds its documents.
+ *
+ * With a file, memory is bounded by design: every entry (id, position, index keys) stays in
+ * memory, but at most `maxResident` documents do — the most recently written or read from the
+ * file; older ones that the file already holds are dropped (`evict`, after each flush) and read
+ * back from the file by id when a query needs them. A collection within the bound answers every
+ * query from memory; one beyond it (a delivery log after a 50,000-delivery backlog) answers
+ * queries by index from memory and the file, and scans from the file.
  */
 class MemoryCollection<T extends Doc> implements Collection<T> {
   private readonly entries = new Map<string, Entry>();
   private readonly indexes = new Map<string, Map<unknown, Set<string>>>();
+  /** Ids of the documents held in memory, oldest first (only with a file). */
+  private readonly resident = new Map<string, true>();
+  private loadFromFile: ((collection: MemoryCollection<T>) => void) | null;
 
   constructor(
-    private readonly onWrite: (id: string, entry: Entry) => void,
-    private loadFromFile: ((collection: MemoryCollection<T>) => void) | null = null,
-  ) {}
+    private readonly onWrite: (id: string, entry: WrittenEntry) => void,
+    private readonly file: FileAccess<T> | null = null,
+  ) {
+    this.loadFromFile = file?.load ?? null;
+  }
 
   /** Whether its documents have been read from the file (see the class comment). */
   get loaded(): boolean {
     return this.loadFromFile === null;
+  }
+
+  /** Documents held in memory (the rest of the live ones are in the file only). */
+  get residentCount(): number {
+    return this.file ? this.resident.size : this.size();
   }
 
   private materialize(): void {
@@ -36,6 +73,38 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (!load) return;
     this.loadFromFile = null;
     load(this);
+  }
+
+  /** The entry's document, read from the file when it is held there only. */
+  private docOf(id: string, entry: Entry | undefined): Doc | null {
+    if (!entry) return null;
+    if (entry.doc !== ON_DISK) return entry.doc;
+    return this.file?.read(id) ?? null;
+  }
+
+  private hold(id: string, doc: Doc | null): void {
+    if (!this.file) return;
+    this.resident.delete(id);
+    if (doc) this.resident.set(id, true);
+  }
+
+  /**
+   * Drops the oldest documents beyond the bound from memory. Only documents the file holds as
+   * they are in memory may go: the store calls this after a flush, and for entries read from or
+   * refreshed from the file.
+   */
+  evict(): void {
+    if (!this.file) return;
+    let excess = this.resident.size - this.file.maxResident;
+    if (excess <= 0) return;
+    for (const id of this.resident.keys()) {
+      if (excess <= 0) break;
+      if (this.file.isDirty(id)) continue;
+      this.resident.delete(id);
+      const entry = this.entries.get(id);
+      if (entry?.doc) entry.doc = ON_DISK;
+      excess -= 1;
+    }
   }
 
   private indexAdd(id: string, doc: Doc): void {
@@ -56,17 +125,20 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     }
   }
 
-  /** Loads an entry read from disk without marking it dirty. */
-  load(id: string, entry: Entry): void {
+  /** Loads an entry read from disk without marking it dirty (and keeps within the bound). */
+  load(id: string, entry: WrittenEntry): void {
     this.entries.set(id, entry);
+    this.hold(id, entry.doc);
     if (entry.doc) this.indexAdd(id, entry.doc);
+    if (this.file && this.resident.size > this.file.maxResident) this.evict();
   }
 
   /** Takes an entry another process wrote to the file, unless this one already has it or a later one. */
-  refresh(id: string, entry: Entry): void {
+  refresh(id: string, entry: WrittenEntry): void {
     const previous = this.entries.get(id);
     if (previous && previous.position >= entry.position) return;
-    if (previous?.doc) this.indexRemove(id, previous.doc);
+    const before = this.docOf(id, previous);
+    if (before) this.indexRemove(id, before);
     this.load(id, entry);
   }
 
@@ -77,10 +149,18 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       if (values === null) continue;
       const ids = new Set<string>();
       for (const value of values) for (const id of index.get(indexKey(value)) ?? []) ids.add(id);
-      return [...ids].map((id) => this.entries.get(id)?.doc).filter((doc): doc is Doc => Boolean(doc));
+      const docs: Doc[] = [];
+      for (const id of ids) {
+        const doc = this.docOf(id, this.entries.get(id));
+        if (doc) docs.push(doc);
+      }
+      return docs;
     }
     const all: Doc[] = [];
-    for (const entry of this.entries.values()) if (entry.doc) all.push(entry.doc);
+    for (const [id, entry] of this.entries) {
+      const doc = this.docOf(id, entry);
+      if (doc) all.push(doc);
+    }
     return all;
   }
 
@@ -92,7 +172,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   async get(id: string): Promise<T | null> {
     this.materialize();
-    const doc = this.entries.get(id)?.doc;
+    const doc = this.docOf(id, this.entries.get(id));
     return doc ? ({ ...doc } as T) : null;
   }
 
@@ -100,7 +180,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.materialize();
     const found = new Map<string, T>();
     for (const id of ids) {
-      const doc = this.entries.get(id)?.doc;
+      const doc = this.docOf(id, this.entries.get(id));
       if (doc) found.set(id, { ...doc } as T);
     }
     return found;
@@ -138,9 +218,11 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.materialize();
     const previous = this.entries.get(doc._id);
     if (previous && previous.position >= position) return false;
-    if (previous?.doc) this.indexRemove(doc._id, previous.doc);
-    const entry = { doc: { ...doc }, position };
+    const before = this.docOf(doc._id, previous);
+    if (before) this.indexRemove(doc._id, before);
+    const entry = { doc: { ...doc } as Doc, position };
     this.entries.set(doc._id, entry);
+    this.hold(doc._id, entry.doc);
     this.indexAdd(doc._id, entry.doc);
     this.onWrite(doc._id, entry);
     return true;
@@ -150,11 +232,13 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.materialize();
     const previous = this.entries.get(id);
     if (previous && previous.position >= position) return false;
-    if (previous?.doc) this.indexRemove(id, previous.doc);
+    const before = this.docOf(id, previous);
+    if (before) this.indexRemove(id, before);
     const entry = { doc: null, position };
     this.entries.set(id, entry);
+    this.hold(id, null);
     this.onWrite(id, entry);
-    return Boolean(previous?.doc);
+    return Boolean(before);
   }
 
   /** In memory, one op after the other; the SQLite file gets them with the next group commit. */
@@ -165,11 +249,14 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     }
   }
 
-  /** Declared at once; built from the documents in memory (those read later are indexed as they come). */
+  /** Declared at once; built from the documents held (those read later are indexed as they come). */
   async createIndex(field: string): Promise<void> {
     if (this.indexes.has(field)) return;
     this.indexes.set(field, new Map());
-    for (const [id, entry] of this.entries) if (entry.doc) this.indexAddOne(field, id, entry.doc);
+    for (const [id, entry] of this.entries) {
+      const doc = this.docOf(id, entry);
+      if (doc) this.indexAddOne(field, id, doc);
+    }
   }
 
   private indexAddOne(field: string, id: string, doc: Doc): void {
@@ -218,7 +305,7 @@ const FOLLOW_INTERVAL_MS = 100;
  * waitForCheckpoints and every query in this process follow the writer within about 100 ms.
  * Writing from two processes is not supported: run that topology on MongoDB.
  */
-export const embeddedReadStore = (file?: string, options: { followIntervalMs?: number } = {}): ReadStore => {
+export const embeddedReadStore = (file?: string, options: { followIntervalMs?: number; maxResidentDocs?: number } = {}): ReadStore => {
   const db: Database.Database | null = file ? openSqlite(file) : null;
   db?.exec(SCHEMA);
   db?.defaultSafeIntegers(true);
@@ -229,7 +316,7 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
     if ((highest.get(name) ?? -1n) < position) highest.set(name, position);
   };
   const checkpoints = new Map<string, bigint>();
-  const dirty = new Map<string, Map<string, Entry>>();
+  const dirty = new Map<string, Map<string, WrittenEntry>>();
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
 
@@ -237,6 +324,8 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
     checkpoints.set(row.name, BigInt(row.position));
   }
 
+  const allRows = db?.prepare('SELECT id, position, body FROM documents WHERE collection = ?');
+  const oneRow = db?.prepare('SELECT body FROM documents WHERE collection = ? AND id = ?');
   const upsertRow = db?.prepare('INSERT OR REPLACE INTO documents (collection, id, position, body) VALUES (?, ?, ?, ?)');
   const checkpointRow = db?.prepare('INSERT OR REPLACE INTO checkpoints (name, position) VALUES (?, ?)');
   const flushTx = db?.transaction((checkpointsToStore: Map<string, bigint>) => {
@@ -250,6 +339,7 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   const flush = (checkpointsToStore: Map<string, bigint> = new Map()) => {
     flushTx?.(checkpointsToStore);
     dirty.clear();
+    for (const target of collections.values()) target.evict();
   };
 
   /**
@@ -297,26 +387,33 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   const collection = <T extends Doc>(name: string): Collection<T> => {
     let existing = collections.get(name);
     if (!existing) {
-      const onWrite = (id: string, entry: Entry) => {
+      const onWrite = (id: string, entry: WrittenEntry) => {
         raiseHighest(name, entry.position);
         if (!db) return;
         let entries = dirty.get(name);
         if (!entries) dirty.set(name, (entries = new Map()));
         entries.set(id, entry);
       };
-      // What the file holds, read on first use (its state now, ahead of or at its checkpoints).
-      const loadFromFile = (target: MemoryCollection<Doc>) => {
-        const rows = (db?.prepare('SELECT id, position, body FROM documents WHERE collection = ?').all(name) ?? []) as {
-          id: string;
-          position: bigint;
-          body: string | null;
-        }[];
-        for (const row of rows) {
-          target.load(row.id, { doc: row.body ? JSON.parse(row.body) : null, position: BigInt(row.position) });
-          raiseHighest(name, BigInt(row.position));
-        }
-      };
-      const created = new MemoryCollection<Doc>(onWrite, db ? loadFromFile : null);
+      const created = new MemoryCollection<Doc>(
+        onWrite,
+        db
+          ? {
+              // What the file holds, read on first use (its state now, ahead of or at its checkpoints).
+              load: (target) => {
+                for (const row of allRows?.iterate(name) as Iterable<{ id: string; position: bigint; body: string | null }>) {
+                  target.load(row.id, { doc: row.body ? JSON.parse(row.body) : null, position: BigInt(row.position) });
+                  raiseHighest(name, BigInt(row.position));
+                }
+              },
+              read: (id) => {
+                const body = (oneRow?.get(name, id) as { body: string | null } | undefined)?.body;
+                return body ? JSON.parse(body) : null;
+              },
+              maxResident: options.maxResidentDocs ?? DEFAULT_RESIDENT_DOCS,
+              isDirty: (id) => dirty.get(name)?.has(id) ?? false,
+            }
+          : null,
+      );
       collections.set(name, created);
       existing = created;
     }
