@@ -47,12 +47,21 @@ export const createHttpDelivery = (options: HttpDeliveryOptions): HttpDelivery =
     bodyTimeout: options.timeoutMs,
   });
 
+  // URLs whose literal host passed the check (it depends on the URL alone): checked once each.
+  const allowedUrls = new Set<string>();
+  const assertUrlAllowed = (url: string) => {
+    if (allowedUrls.has(url)) return;
+    assertLiteralTargetAllowed(new URL(url).hostname, options.allowPrivateTargets);
+    if (allowedUrls.size >= 10_000) allowedUrls.clear();
+    allowedUrls.add(url);
+  };
+
   const post = async (url: string, body: string, headers: Record<string, string>): Promise<DeliveryResult> => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const signal = AbortSignal.timeout(options.timeoutMs);
     try {
-      assertLiteralTargetAllowed(new URL(url).hostname, options.allowPrivateTargets);
+      assertUrlAllowed(url);
       const response = await request(url, { method: 'POST', body, headers, dispatcher: agent, signal });
       await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
       const status = response.statusCode;

@@ -48,7 +48,9 @@ export const toBusMessage = (event: RecordedEvent): OutgoingMessage => ({
   value: envelopeOf(event),
 });
 
+/** The event a message carries (decoded by the bus already, or parsed from its value). */
 export const fromBusMessage = (message: IncomingMessage): RecordedEvent => {
+  if (message.event) return { ...message.event };
   const parsed = JSON.parse(message.value);
   return { ...parsed, revision: BigInt(parsed.revision), position: BigInt(parsed.position) };
 };

@@ -95,7 +95,11 @@ describe('event-log bus', () => {
     await store.append('vote-1', [{ ...event('a'), data: { value: 'a', nested: { quote: 'say "hi"', list: [1, null, true] } } }]);
     await expect.poll(() => seen.length, { timeout: 20_000 }).toBe(1);
     const [recorded] = await store.readStream('vote-1');
-    expect(seen[0]).toEqual({ ...toBusMessage(recorded), offset: recorded.position.toString() });
+    const { topic, key, value, offset } = seen[0];
+    expect({ topic, key, value, offset }).toEqual({ ...toBusMessage(recorded), offset: recorded.position.toString() });
+    // The decoded event comes along, so consumers need not parse the value.
+    expect(seen[0].event).toEqual(recorded);
+    expect(fromBusMessage(seen[0])).toEqual(recorded);
     await consumer.stop();
     await bus.close();
     await store.close();

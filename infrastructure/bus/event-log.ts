@@ -28,10 +28,16 @@ export type EventLogBusOptions = {
   legacyRelayCheckpoint?: () => Promise<bigint | null>;
 };
 
+/** A log entry as a message: its envelope is made only for a consumer that reads `value`. */
 const toMessage = (entry: TailEntry): IncomingMessage => ({
   topic: topicFor(entry.category),
   key: entry.streamName,
-  value: entry.envelope,
+  get value() {
+    return entry.envelope;
+  },
+  get event() {
+    return entry.event;
+  },
   offset: entry.position.toString(),
 });
 

@@ -1,3 +1,5 @@
+import type { RecordedEvent } from '../event-store/port.ts';
+
 /**
  * The bus port: topics of keyed messages, consumed by consumer groups with at-least-once
  * delivery. Every group receives every message of its topics; members of one group share the
@@ -7,7 +9,15 @@
  */
 export type OutgoingMessage = { topic: string; key: string; value: string };
 
-export type IncomingMessage = OutgoingMessage & { offset: string };
+export type IncomingMessage = OutgoingMessage & {
+  offset: string;
+  /**
+   * The event the message carries, already decoded, when the bus holds it so (the embedded bus
+   * reads the event log itself): `fromBusMessage` takes it instead of parsing `value`. Shared by
+   * every group it is handed to: read-only.
+   */
+  readonly event?: RecordedEvent;
+};
 
 /**
  * Exactly one of `handle` and `handleBatch` (checked by `consume`, which throws otherwise):

@@ -48,10 +48,11 @@ const toRecorded = (row: Row): RecordedEvent => ({
   metadata: JSON.parse(row.metadata),
 });
 
-/** A row as a tail entry: the bus envelope is made from the stored JSON text, once, when asked for. */
+/** A row as a tail entry: the bus envelope (from the stored JSON text) and the event are made once, when asked for. */
 class RowEntry implements TailEntry {
   readonly #row: Row;
   #envelope: string | undefined;
+  #event: RecordedEvent | undefined;
   #category: string | undefined;
   constructor(row: Row) {
     this.#row = row;
@@ -67,6 +68,9 @@ class RowEntry implements TailEntry {
   }
   get timestamp(): string {
     return this.#row.created_at;
+  }
+  get event(): RecordedEvent {
+    return (this.#event ??= toRecorded(this.#row));
   }
   get envelope(): string {
     return (this.#envelope ??= envelopeOfStored({

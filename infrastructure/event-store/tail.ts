@@ -1,5 +1,5 @@
 import { envelopeOf } from '../bus/envelope.ts';
-import { streamCategory, type EventStore } from './port.ts';
+import { streamCategory, type EventStore, type RecordedEvent } from './port.ts';
 
 /**
  * One event of the log as a reader that routes events by stream needs it (the embedded bus):
@@ -14,6 +14,11 @@ export type TailEntry = {
   /** The event's metadata timestamp (ISO 8601). */
   readonly timestamp: string;
   readonly envelope: string;
+  /**
+   * The event itself, decoded once per entry (an adapter may decode it only when asked) and
+   * shared by every reader the entry is handed to: read-only.
+   */
+  readonly event: RecordedEvent;
 };
 
 /**
@@ -47,6 +52,7 @@ export const portTail = (store: Pick<EventStore, 'readAll' | 'headPosition'>, po
       category: streamCategory(event.streamName),
       timestamp: event.metadata.timestamp,
       envelope: envelopeOf(event),
+      event,
     }));
   },
   onAppended: () => () => undefined,
