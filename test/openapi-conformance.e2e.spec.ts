@@ -42,6 +42,13 @@ const conformance = (path: string, method: string, url: string, response: { stat
   const where = `${method.toUpperCase()} ${url} → ${response.status}`;
   if (!documented) return [`${where}: status not documented`];
   const problems: string[] = [];
+  // A body is sent in a media type the document names for this answer (wildcards as `video/*`).
+  const sentType = response.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
+  if (sentType && response.status !== 304) {
+    const documentedTypes = Object.keys(documented.content ?? {});
+    const named = documentedTypes.some((type) => type === sentType || (type.endsWith('/*') && sentType.startsWith(type.slice(0, -1))));
+    if (!named) problems.push(`${where}: Content-Type ${sentType} not documented (${documentedTypes.join(', ') || 'no content'})`);
+  }
   if (documented.content?.['application/json']) {
     const validate = ajv.getSchema(`openapi.json#/${pointer('paths', path, method, 'responses', String(response.status), 'content', 'application/json', 'schema')}`);
     if (!validate) return [`${where}: no schema to validate with`];

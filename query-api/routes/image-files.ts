@@ -6,6 +6,10 @@ import { Collections, type ImageDoc } from '../../contracts/read-models.ts';
 import { DEFERRED_SIZES, IMAGE_SIZES } from '../../domain/images/image.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
+import { binaryResponse } from '../../http/binary-response.ts';
+
+/** What an image file can be: the types uploads are kept in (infrastructure/images/process-upload.ts). */
+const IMAGE_FILE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
 
 const FileParams = Type.Object({
   file: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}\\.(jpg|png|gif|webp)$', description: '<url token>.<format>, as in the image `url`' }),
@@ -37,19 +41,14 @@ export const imageFileRoutes =
           params: FileParams,
           querystring: FileQuery,
           response: {
-            200: {
-              type: 'string',
-              format: 'binary',
-              description: 'the image (image/jpeg, image/png, image/gif or image/webp)',
-              headers: {
-                ETag: {
-                  type: 'string',
-                  description:
-                    'strong validator of these bytes; send it back in If-None-Match to get 304. `small` and `thumb` are made just after the upload: until then the `med` bytes stand in, with the `med` ETag, `Cache-Control: no-store` and no Last-Modified',
-                },
-                'Last-Modified': { type: 'string', description: 'when the image was uploaded' },
+            200: binaryResponse('the image, in its own type', IMAGE_FILE_TYPES, {
+              ETag: {
+                type: 'string',
+                description:
+                  'strong validator of these bytes; send it back in If-None-Match to get 304. `small` and `thumb` are made just after the upload: until then the `med` bytes stand in, with the `med` ETag, `Cache-Control: no-store` and no Last-Modified',
               },
-            },
+              'Last-Modified': { type: 'string', description: 'when the image was uploaded' },
+            }),
             304: { type: 'null', description: 'not modified' },
             ...errors(404, 503),
           },

@@ -7,6 +7,7 @@ import { Collections, type PetDoc, type PetMediaDoc } from '../../contracts/read
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
+import { binaryResponse } from '../../http/binary-response.ts';
 
 const Params = Type.Object({ petId: PetId, mediaId: PetId });
 
@@ -25,7 +26,7 @@ export const petMediaFileRoutes =
           tags: ['pets'],
           summary: "The bytes of one of your pet's photos, videos or portraits",
           params: Params,
-          response: { 200: { type: 'string', format: 'binary', description: 'the media file, with its type' }, ...errors(404, 503) },
+          response: { 200: binaryResponse('the media file, in its own type (a photo or a video)', ['image/*', 'video/*']), ...errors(404, 503) },
         },
         config: { feature: 'pets' },
       },
