@@ -292,7 +292,8 @@ const FLUSH_DELAY_MS = 50;
 const FOLLOW_INTERVAL_MS = 100;
 
 /**
- * The embedded read store: collections in memory for fast queries, persisted to a SQLite file
+ * The embedded read store: collections in memory for fast queries (up to `maxResidentDocs`
+ * documents each, default DEFAULT_RESIDENT_DOCS; see MemoryCollection), persisted to a SQLite file
  * so a restart does not need a rebuild. Writes are kept in memory and flushed to disk in one
  * transaction together with the checkpoint that covers them, so the file always holds a state
  * at or ahead of its checkpoints (replays from there are harmless: writes are position-guarded).
