@@ -43,6 +43,18 @@ pid_alive() {
   printf '%s\n' "$pid"
 }
 
+# alive_after_spawn PIDFILE PATTERN -> pid_alive for a server spawn_bg just started. For a moment
+# the spawned pid is still the forked shell, or between two execs (nohup -> setsid -> the server),
+# and its command line does not show the server yet: a miss is checked again for up to 1 s.
+alive_after_spawn() {
+  local i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    pid_alive "$@" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # stop_pid PIDFILE PATTERN TIMEOUT_S -> SIGTERM, wait, then SIGKILL.
 stop_pid() {
   local pidfile=$1 pattern=$2 timeout=${3:-30} pid deadline

@@ -190,7 +190,7 @@ do_start() {
 
   deadline=$((t0 + FERRETDB_START_TIMEOUT))
   while :; do
-    if ! pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
+    if ! pid="$(alive_after_spawn "$PID_FILE" "$PID_PATTERN")"; then
       tail -n 30 "$OUT_FILE" >&2 || true
       die "FerretDB exited during startup (see $OUT_FILE)"
     fi

@@ -193,7 +193,7 @@ do_start() {
 
   deadline=$((t0 + KAFKA_START_TIMEOUT))
   while :; do
-    if ! pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
+    if ! pid="$(alive_after_spawn "$PID_FILE" "$PID_PATTERN")"; then
       tail -n 40 "$OUT_FILE" "$LOG_DIR/server.log" >&2 2>/dev/null || true
       die "Kafka exited during startup (see $OUT_FILE and $LOG_DIR/server.log)"
     fi

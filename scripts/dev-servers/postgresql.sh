@@ -154,7 +154,7 @@ do_start() {
 
   deadline=$((t0 + PG_START_TIMEOUT))
   while :; do
-    if ! pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
+    if ! pid="$(alive_after_spawn "$PID_FILE" "$PID_PATTERN")"; then
       tail -n 30 "$OUT_FILE" >&2 || true
       die "PostgreSQL exited during startup (see $OUT_FILE)"
     fi
