@@ -43,7 +43,7 @@ process.on('message', (message: { type: string }) => {
     process.send?.({ type: 'reset' });
   }
 });
-server.listen(Number(process.env.RECEIVER_PORT ?? 0), '127.0.0.1', () => {
+server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.send?.({ type: 'listening', port: typeof address === 'object' && address ? address.port : 0 });
 });

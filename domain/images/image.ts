@@ -25,6 +25,8 @@ export const IMAGE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 export type ImageStatus = 'to_be_reviewed' | 'clean' | 'unsafe' | 'labelled';
 export type ImageFormat = 'jpg' | 'png' | 'gif' | 'webp';
+/** The media type of each format images are stored in (uploads of another type are refused). */
+export const MIME_OF: Record<ImageFormat, string> = { jpg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp' };
 export const IMAGE_SIZES = ['thumb', 'small', 'med', 'full'] as const;
 export type ImageSize = (typeof IMAGE_SIZES)[number];
 /** The sizes made while an upload is answered; the others are derived from `med` just after it. */

@@ -13,7 +13,7 @@
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { fileTypeFromBuffer } from 'file-type';
 import { DomainError } from '../../domain/errors.ts';
-import type { DeferredSize, ImageFormat, ImageSize, UploadSize } from '../../domain/images/image.ts';
+import { MIME_OF, type DeferredSize, type ImageFormat, type ImageSize, type UploadSize } from '../../domain/images/image.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
 
 // Every upload is new: libvips' operation cache (50 MB by default, per process) would only hold memory.
@@ -25,14 +25,10 @@ export const MAX_INPUT_PIXELS = 50_000_000;
 /** Longest side of each derived size (`full` keeps the stored size). */
 export const SIZE_BOUNDS: Record<Exclude<ImageSize, 'full'>, number> = { thumb: 150, small: 320, med: 640 };
 
-const FORMATS: Record<string, { format: ImageFormat; mime: string }> = {
-  'image/jpeg': { format: 'jpg', mime: 'image/jpeg' },
-  'image/png': { format: 'png', mime: 'image/png' },
-  'image/gif': { format: 'gif', mime: 'image/gif' },
-  'image/webp': { format: 'webp', mime: 'image/webp' },
-};
-
-export const MIME_OF: Record<ImageFormat, string> = { jpg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp' };
+/** The formats accepted, by the media type the bytes are sniffed as. */
+const FORMATS: Record<string, { format: ImageFormat; mime: string }> = Object.fromEntries(
+  (Object.entries(MIME_OF) as [ImageFormat, string][]).map(([format, mime]) => [mime, { format, mime }]),
+);
 
 export type ProcessedImage = {
   format: ImageFormat;

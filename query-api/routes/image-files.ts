@@ -3,13 +3,11 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../contracts/common.ts';
 import { Collections, type ImageDoc } from '../../contracts/read-models.ts';
-import { DEFERRED_SIZES, IMAGE_SIZES } from '../../domain/images/image.ts';
+import { DEFERRED_SIZES, IMAGE_SIZES, MIME_OF } from '../../domain/images/image.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
 import { binaryResponse } from '../../http/binary-response.ts';
 
-/** What an image file can be: the types uploads are kept in (infrastructure/images/process-upload.ts). */
-const IMAGE_FILE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
 
 const FileParams = Type.Object({
   file: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}\\.(jpg|png|gif|webp)$', description: '<url token>.<format>, as in the image `url`' }),
@@ -41,7 +39,7 @@ export const imageFileRoutes =
           params: FileParams,
           querystring: FileQuery,
           response: {
-            200: binaryResponse('the image, in its own type', IMAGE_FILE_TYPES, {
+            200: binaryResponse('the image, in its own type', Object.values(MIME_OF), {
               ETag: {
                 type: 'string',
                 description:
