@@ -45,7 +45,7 @@ const scrape = async (url: string): Promise<Counts> => {
 
 const total = (counts: Counts): number => [...counts.values()].reduce((sum, n) => sum + n, 0);
 
-/** The dev servers' pids (scripts/dev-servers: FerretDB, and PostgreSQL's postmaster with its backends), when running here. */
+/** The dev servers' pids (scripts/dev-servers: mongo-java-server, FerretDB, and PostgreSQL's postmaster with its backends), when running here. */
 const serverPids = (): { name: string; pids: () => number[] }[] => {
   const home = process.env.DEV_SERVERS_HOME ?? join(import.meta.dirname, '..', '.dev-servers');
   const pidIn = (file: string): number | null => {
@@ -67,9 +67,11 @@ const serverPids = (): { name: string; pids: () => number[] }[] => {
           return false;
         }
       });
+  const javaServer = pidIn('mongo-java-server/server.pid');
   const ferret = pidIn('ferretdb/ferretdb.pid');
   const postmaster = pidIn('postgresql/postgresql.pid');
   return [
+    ...(javaServer ? [{ name: 'mongo-java-server', pids: () => [javaServer] }] : []),
     ...(ferret ? [{ name: 'FerretDB', pids: () => [ferret] }] : []),
     ...(postmaster ? [{ name: 'PostgreSQL (all its processes)', pids: () => [postmaster, ...childrenOf(postmaster)] }] : []),
   ];

@@ -53,7 +53,7 @@ const replayInto = async (lines: string[], allowRedacted = false) => {
 };
 
 beforeAll(async () => {
-  // Reference data makes the log realistic; on the production adapters (FerretDB) it is left out for time.
+  // Reference data makes the log realistic; on the production adapters (a Mongo-wire test server) it is left out for time.
   service = await startTestService({ referenceDataImport: !production, webhookAllowPrivateTargets: true });
   const owner = await service.createAccount({ name: 'Exported' });
   const second = await service.createAccount({ name: 'Second' });

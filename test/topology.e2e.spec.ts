@@ -15,7 +15,7 @@ import { projectToHead } from '../projectors/runner.ts';
  * The separate-process topology on real servers: two command-api and two query-api replicas behind
  * the gateway, two projectors, processors and the dispatcher, on MongoDB (read models, write
  * positions) and Kafka (bus), with the embedded event store file shared by all processes.
- * Runs when MONGO_URL and KAFKA_BROKERS are set (CI starts FerretDB and a Kafka broker).
+ * Runs when MONGO_URL and KAFKA_BROKERS are set (CI starts mongo-java-server and a Kafka broker).
  */
 const mongoUrl = process.env.MONGO_URL;
 const brokers = process.env.KAFKA_BROKERS;

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# A MongoDB wire-protocol server on loopback for integration tests, CI and the production bench:
+# bwaldvogel's mongo-java-server (jars from Maven Central via mongo-java-server/pom.xml) on its
+# H2 MVStore backend, one file, data kept across stop/start; MONGO_JAVA_SERVER_BACKEND=memory
+# keeps it in memory instead. The launcher, mongo-java-server/MongoWireServer.java, adds index
+# lookups for queries that name a unique index's keys and more (see its header).
+#
+#   scripts/dev-servers/mongo-java-server.sh install|start|stop|restart|status|reset|logs
+#
+# Env: DEV_SERVERS_HOME (default <repo>/.dev-servers), MONGO_JAVA_SERVER_PORT (27019),
+#      MONGO_JAVA_SERVER_BACKEND (h2 | memory), MONGO_JAVA_SERVER_HEAP_OPTS (-Xmx1g -Xms128m),
+#      MONGO_JAVA_SERVER_START_TIMEOUT (60).
+# `start` and `status` print MONGO_URL=mongodb://127.0.0.1:<port>/ on stdout.
+set -euo pipefail
+
+DS_NAME=mongo-java-server
+# shellcheck source=_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_lib.sh"
+
+MJS_HOST=127.0.0.1
+MJS_PORT="${MONGO_JAVA_SERVER_PORT:-27019}"
+MJS_BACKEND="${MONGO_JAVA_SERVER_BACKEND:-h2}"
+MJS_HEAP_OPTS="${MONGO_JAVA_SERVER_HEAP_OPTS:--Xmx1g -Xms128m}"
+MJS_START_TIMEOUT="${MONGO_JAVA_SERVER_START_TIMEOUT:-60}"
+
+SRC_DIR="$DEV_SERVERS_DIR/mongo-java-server"
+MHOME="$DEV_SERVERS_HOME/mongo-java-server"
+LIB_DIR="$MHOME/lib"
+CLASSES_DIR="$MHOME/classes"
+DATA_DIR="$MHOME/data"
+LOG_DIR="$MHOME/logs"
+PID_FILE="$MHOME/server.pid"
+OUT_FILE="$LOG_DIR/server.log"
+PID_PATTERN="MongoWireServer serve"
+
+case "$MJS_BACKEND" in
+  h2 | memory) ;;
+  *) die "MONGO_JAVA_SERVER_BACKEND must be h2 or memory, not '$MJS_BACKEND'" ;;
+esac
+
+mjs_version() {
+  sed -n 's:.*<mongo-java-server.version>\(.*\)</mongo-java-server.version>.*:\1:p' "$SRC_DIR/pom.xml" | head -n1
+}
+
+lib_stamp() { file_hash "$SRC_DIR/pom.xml"; }
+classes_stamp() { file_hash "$SRC_DIR/pom.xml" "$SRC_DIR/MongoWireServer.java"; }
+
+lib_ok() {
+  [[ -f $LIB_DIR/.stamp ]] && [[ "$(cat "$LIB_DIR/.stamp")" == "$(lib_stamp)" ]] &&
+    compgen -G "$LIB_DIR/mongo-java-server-core-*.jar" >/dev/null
+}
+classes_ok() {
+  [[ -f $CLASSES_DIR/.stamp ]] && [[ "$(cat "$CLASSES_DIR/.stamp")" == "$(classes_stamp)" ]] &&
+    [[ -f $CLASSES_DIR/MongoWireServer.class ]]
+}
+
+do_install() {
+  need_cmd java javac mvn
+  if lib_ok && classes_ok; then
+    log "mongo-java-server $(mjs_version) already installed in $MHOME"
+    return 0
+  fi
+  local t0 tmp
+  t0=$(now_s)
+  mkdir -p "$MHOME"
+  if pid_alive "$PID_FILE" "$PID_PATTERN" >/dev/null; then
+    die "mongo-java-server needs (re)installing but is running: run '$0 stop' first"
+  fi
+  if ! lib_ok; then
+    log "installing mongo-java-server $(mjs_version) jars from Maven Central into $LIB_DIR"
+    tmp="$MHOME/lib.tmp.$$"
+    rm -rf "$tmp"
+    if ! (cd "$SRC_DIR" && mvn -B -q -Dstyle.color=never dependency:copy-dependencies \
+      -DoutputDirectory="$tmp") >"$MHOME/install.log" 2>&1; then
+      tail -n 40 "$MHOME/install.log" >&2
+      rm -rf "$tmp"
+      die "mvn dependency:copy-dependencies failed (full output: $MHOME/install.log)"
+    fi
+    compgen -G "$tmp/mongo-java-server-core-*.jar" >/dev/null || { rm -rf "$tmp"; die "mongo-java-server-core jar missing after copy-dependencies"; }
+    lib_stamp >"$tmp/.stamp"
+    rm -rf "$LIB_DIR"
+    mv "$tmp" "$LIB_DIR"
+  fi
+  log "compiling the launcher"
+  rm -rf "$CLASSES_DIR"
+  mkdir -p "$CLASSES_DIR"
+  javac -nowarn -d "$CLASSES_DIR" -cp "$LIB_DIR/*" "$SRC_DIR/MongoWireServer.java" || die "javac MongoWireServer failed"
+  classes_stamp >"$CLASSES_DIR/.stamp"
+  log "installed mongo-java-server $(mjs_version): $(find "$LIB_DIR" -name '*.jar' | wc -l) jars, in $(($(now_s) - t0))s"
+}
+
+probe() {
+  java -Xmx32m -XX:TieredStopAtLevel=1 -Xshare:auto -cp "$LIB_DIR/*:$CLASSES_DIR" \
+    MongoWireServer probe "$MJS_HOST" "$MJS_PORT" "${1:-3000}" >/dev/null 2>&1
+}
+
+print_env() { printf 'MONGO_URL=mongodb://%s:%s/\n' "$MJS_HOST" "$MJS_PORT"; }
+
+do_start() {
+  local pid
+  if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
+    if probe 3000; then
+      log "already running (pid $pid)"
+      { lib_ok && classes_ok; } || log "note: the installed build is out of date; '$0 restart' to pick up the change"
+      print_env
+      return 0
+    fi
+    log "pid $pid is alive but not answering; restarting it"
+    stop_pid "$PID_FILE" "$PID_PATTERN" 20
+  fi
+  do_install
+  port_open "$MJS_HOST" "$MJS_PORT" && die "port $MJS_HOST:$MJS_PORT is already in use by another process (set MONGO_JAVA_SERVER_PORT)"
+
+  local t0 deadline file=""
+  mkdir -p "$DATA_DIR" "$LOG_DIR"
+  [[ $MJS_BACKEND == h2 ]] && file="$DATA_DIR/mongo.mv.db"
+  t0=$(now_s)
+  log "starting mongo-java-server $(mjs_version) ($MJS_BACKEND) on $MJS_HOST:$MJS_PORT, log in $OUT_FILE"
+  # shellcheck disable=SC2086 # MJS_HEAP_OPTS is a list of JVM flags
+  spawn_bg "$PID_FILE" "$OUT_FILE" \
+    java $MJS_HEAP_OPTS -XX:+UseG1GC -Djava.awt.headless=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+    -cp "$LIB_DIR/*:$CLASSES_DIR" MongoWireServer serve "$MJS_HOST" "$MJS_PORT" $file
+
+  deadline=$((t0 + MJS_START_TIMEOUT))
+  while :; do
+    if ! pid="$(alive_after_spawn "$PID_FILE" "$PID_PATTERN")"; then
+      tail -n 40 "$OUT_FILE" >&2 2>/dev/null || true
+      die "mongo-java-server exited during startup (see $OUT_FILE)"
+    fi
+    if port_open "$MJS_HOST" "$MJS_PORT" && probe 3000; then
+      break
+    fi
+    if (($(now_s) >= deadline)); then
+      tail -n 40 "$OUT_FILE" >&2 2>/dev/null || true
+      stop_pid "$PID_FILE" "$PID_PATTERN" 10
+      die "mongo-java-server not ready after ${MJS_START_TIMEOUT}s"
+    fi
+    sleep 0.5
+  done
+  log "ready in $(($(now_s) - t0))s (pid $pid)"
+  print_env
+}
+
+do_stop() { stop_pid "$PID_FILE" "$PID_PATTERN" 20; }
+
+do_status() {
+  local pid
+  if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
+    if probe 3000; then
+      log "running (pid $pid), mongo-java-server $(mjs_version), ready"
+      print_env
+      return 0
+    fi
+    log "running (pid $pid) but not ready"
+    return 1
+  fi
+  log "stopped"
+  return 3
+}
+
+do_reset() {
+  do_stop
+  log "removing data and logs under $MHOME (keeps installed jars)"
+  rm -rf "$DATA_DIR" "$LOG_DIR"
+}
+
+usage() {
+  cat >&2 <<EOF
+usage: $0 install|start|stop|restart|status|reset|logs
+  install  fetch mongo-java-server $(mjs_version) jars and compile the launcher (idempotent; cache: ~/.m2 and $MHOME)
+  start    install if needed, start the server ($MJS_BACKEND backend), wait until it answers, print MONGO_URL=
+  stop     stop the server (SIGTERM, then SIGKILL after 20s)
+  restart  stop + start (the H2 backend keeps its data)
+  status   exit 0 and print MONGO_URL= if ready; 1 not ready; 3 stopped
+  reset    stop and delete the data and logs
+  logs     tail the server log
+EOF
+}
+
+cmd="${1:-}"
+case "$cmd" in
+  install) with_lock mongo-java-server do_install ;;
+  start) with_lock mongo-java-server do_start ;;
+  stop) with_lock mongo-java-server do_stop ;;
+  restart) with_lock mongo-java-server do_stop && with_lock mongo-java-server do_start ;;
+  status) do_status ;;
+  reset) with_lock mongo-java-server do_reset ;;
+  logs) tail -n "${LINES_TO_SHOW:-100}" "$OUT_FILE" ;;
+  -h | --help | help) usage ;;
+  *) usage; exit 2 ;;
+esac
