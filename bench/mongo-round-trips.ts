@@ -4,12 +4,12 @@
  * the service's CPU per operation. Unlike a rate, a count of commands does not depend on how
  * loaded the machine is.
  *
- *   MONGO_URL=mongodb://127.0.0.1:27018/ [KAFKA_BROKERS=127.0.0.1:19092] npx tsx bench/mongo-round-trips.ts
+ *   MONGO_URL=mongodb://127.0.0.1:27019/ [KAFKA_BROKERS=127.0.0.1:19092] npx tsx bench/mongo-round-trips.ts
  *
  * Starts the all-in-one service on the production adapters (a database and Kafka namespace of
  * this run's own; REFERENCE_DATA_IMPORT=false unless set, so it starts in seconds: the breed list
  * is then empty, but a breeds request takes the same path), then for each operation sends
- * ROUND_TRIPS_N requests one at a time, waits ROUND_TRIPS_SETTLE_MS for the background work
+ * ROUND_TRIPS_N requests one at a time (ROUND_TRIPS_CONCURRENCY at a time when set), waits ROUND_TRIPS_SETTLE_MS for the background work
  * (projections, relay, bus consumers) and prints the commands per operation by command and
  * collection: everything the operation causes, in the request and after it. What the service
  * sends while idle over the same window (periodic sweeps, the scrape's own gauges) is subtracted.
@@ -24,6 +24,8 @@ import { request } from 'undici';
 import { startService } from './harness/service.ts';
 
 const N = Number(process.env.ROUND_TRIPS_N ?? 200);
+/** Requests in flight at once: 1 counts what one request causes alone; more shows what batching saves under load. */
+const CONCURRENCY = Math.max(1, Number(process.env.ROUND_TRIPS_CONCURRENCY ?? 1));
 
 type Counts = Map<string, number>;
 
@@ -133,10 +135,15 @@ const main = async () => {
       const serversBefore = serverCpu(servers);
       const statuses = new Map<number, number>();
       const started = performance.now();
-      for (let i = 0; i < N; i++) {
-        const status = await operation.run(i);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < N) {
+            const status = await operation.run(next++);
+            statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          }
+        }),
+      );
       const elapsedMs = performance.now() - started;
       // Background work (projections, relay, bus consumers) finishes within the settle window.
       await delay(SETTLE_MS);
@@ -151,7 +158,7 @@ const main = async () => {
       const perOp = rows.reduce((sum, [, n]) => sum + n, 0);
       const cpuMs = cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) * 1000) / N : NaN;
       lines.push(
-        `\n${operation.name}: ${N} requests one at a time (${[...statuses].map(([s, n]) => `${n}× ${s}`).join(', ')}), ` +
+        `\n${operation.name}: ${N} requests ${CONCURRENCY === 1 ? 'one at a time' : `${CONCURRENCY} at a time`} (${[...statuses].map(([s, n]) => `${n}× ${s}`).join(', ')}), ` +
           `${perOp.toFixed(2)} Mongo commands per request; mean latency ${(elapsedMs / N).toFixed(2)} ms; ` +
           `service CPU ${cpuMs.toFixed(2)} ms per request (the settle window's idle work included)`,
       );
