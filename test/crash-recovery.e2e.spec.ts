@@ -8,12 +8,15 @@ import { projections } from '../projectors/index.ts';
 import { rebuildProjection } from '../runtime/rebuild.ts';
 import { startServiceProcess, type ServiceProcess } from './service-process.ts';
 import { recordFigures } from './harness-figures.ts';
+import { productionAdapterEnv } from './service.ts';
 
 /**
  * Crash recovery: the all-in-one process (`node --import tsx runtime/main.ts`) takes votes as fast
  * as a client can send them, is killed with SIGKILL mid-stream, and restarts on the same DATA_DIR.
  * Every acknowledged write (a 201 received) must be there, and every read model must equal a full
- * replay of the log.
+ * replay of the log. With E2E_ADAPTERS=production it runs on the production adapters of the
+ * environment (read models in MONGO_URL, the bus on KAFKA_BROKERS; a database and namespace of its
+ * own), as CI's production stage does.
  */
 
 const ADMIN_KEY = 'crash-admin-key-0123456789';
@@ -21,9 +24,15 @@ const WRITE_FOR_MS = 3000;
 const WRITERS = 8;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'crash-'));
+const adapterEnv = productionAdapterEnv(dataDir);
 const started: ServiceProcess[] = [];
 const startProcess = async () => {
-  const service = await startServiceProcess({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: '1000000000' });
+  const service = await startServiceProcess({
+    ...(Object.fromEntries(Object.entries(adapterEnv).filter(([, value]) => value !== undefined)) as Record<string, string>),
+    DATA_DIR: dataDir,
+    ADMIN_API_KEY: ADMIN_KEY,
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+  });
   started.push(service);
   return service;
 };
@@ -90,7 +99,7 @@ describe('crash recovery (SIGKILL during writes)', () => {
 
     // Stop it, then replay the whole log into every read model and compare with what was live.
     await second.stop('SIGTERM');
-    const adapters = await openAdapters({ ...loadConfig({}), dataDir });
+    const adapters = await openAdapters({ ...loadConfig(adapterEnv), dataDir });
     try {
       for (const projection of projections) {
         const report = await rebuildProjection(adapters.eventStore, adapters.readStore, projection);
@@ -100,9 +109,10 @@ describe('crash recovery (SIGKILL during writes)', () => {
     } finally {
       await adapters.close();
     }
+    const production = process.env.E2E_ADAPTERS === 'production';
     recordFigures(
-      'crash-recovery',
-      `crash recovery: ${acknowledged.size} acknowledged votes in ${WRITE_FOR_MS} ms before SIGKILL, all present after restart ` +
+      production ? 'crash-recovery-production' : 'crash-recovery',
+      `crash recovery${production ? ' (production adapters)' : ''}: ${acknowledged.size} acknowledged votes in ${WRITE_FOR_MS} ms before SIGKILL, all present after restart ` +
         `(${stored - acknowledged.size} more appended but unacknowledged); ${projections.length} read models equal to a full replay`,
     );
   });

@@ -27,7 +27,7 @@ export type TestService = RunningService & {
  * environment (MONGO_URL, KAFKA_BROKERS, EVENTSTORE_URL), each test service isolated in its own
  * database and Kafka namespace; otherwise on the embedded defaults.
  */
-const productionAdapterEnv = (dataDir: string): NodeJS.ProcessEnv => {
+export const productionAdapterEnv = (dataDir: string): NodeJS.ProcessEnv => {
   if (process.env.E2E_ADAPTERS !== 'production') return {};
   const isolation = basename(dataDir).replace(/[^A-Za-z0-9]/g, '_');
   const mongo = process.env.MONGO_URL ? new URL(process.env.MONGO_URL) : undefined;
