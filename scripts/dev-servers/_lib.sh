@@ -107,3 +107,75 @@ with_lock() {
 
 # file_hash FILE... -> short sha256 over the given files' contents.
 file_hash() { cat "$@" | sha256sum | cut -c1-16; }
+
+# maven_jars SRC_DIR LIB_DIR LOG_FILE STAMP REQUIRED_GLOB... -> fetches the runtime jars of
+# SRC_DIR/pom.xml into LIB_DIR (replacing it whole) with `mvn dependency:copy-dependencies`, checks
+# that each REQUIRED_GLOB matches a jar, and writes STAMP into LIB_DIR/.stamp. -B batch mode, -q
+# quiet; the local ~/.m2 repository is the download cache, so a re-install after
+# `rm -rf $DEV_SERVERS_HOME` needs no network.
+maven_jars() {
+  local src=$1 lib=$2 logfile=$3 stamp=$4 glob tmp
+  shift 4
+  tmp="$lib.tmp.$$"
+  rm -rf "$tmp"
+  if ! (cd "$src" && mvn -B -q -Dstyle.color=never dependency:copy-dependencies \
+    -DoutputDirectory="$tmp") >"$logfile" 2>&1; then
+    tail -n 40 "$logfile" >&2
+    rm -rf "$tmp"
+    die "mvn dependency:copy-dependencies failed (full output: $logfile)"
+  fi
+  for glob in "$@"; do
+    compgen -G "$tmp/$glob" >/dev/null || { rm -rf "$tmp"; die "$glob missing after copy-dependencies"; }
+  done
+  printf '%s\n' "$stamp" >"$tmp/.stamp"
+  rm -rf "$lib"
+  mv "$tmp" "$lib"
+}
+
+# maven_jars_ok LIB_DIR STAMP REQUIRED_GLOB -> 0 when maven_jars installed that stamp there.
+maven_jars_ok() {
+  [[ -f $1/.stamp ]] && [[ "$(cat "$1/.stamp")" == "$2" ]] && compgen -G "$1/$3" >/dev/null
+}
+
+# wait_ready NAME PIDFILE PATTERN HOST PORT TIMEOUT_S PROBE LOGFILE... -> after spawn_bg, waits until
+# the server's port is open and PROBE (a function, given a timeout in ms) succeeds, then prints the
+# server's pid. Dies with the tails of the LOGFILEs when the server exits during start-up, or when
+# it is not ready within TIMEOUT_S (stopping it first).
+wait_ready() {
+  local name=$1 pidfile=$2 pattern=$3 host=$4 port=$5 timeout=$6 probe_fn=$7 pid deadline
+  shift 7
+  deadline=$(($(now_s) + timeout))
+  while :; do
+    if ! pid="$(alive_after_spawn "$pidfile" "$pattern")"; then
+      tail -n 40 "$@" >&2 2>/dev/null || true
+      die "$name exited during startup (see $*)"
+    fi
+    if port_open "$host" "$port" && "$probe_fn" 3000; then
+      break
+    fi
+    if (($(now_s) >= deadline)); then
+      tail -n 40 "$@" >&2 2>/dev/null || true
+      stop_pid "$pidfile" "$pattern" 10
+      die "$name not ready after ${timeout}s"
+    fi
+    sleep 0.5
+  done
+  printf '%s\n' "$pid"
+}
+
+# server_status NAME PIDFILE PATTERN PROBE PRINT_ENV -> the `status` command: 0 and PRINT_ENV's line
+# when the server answers PROBE, 1 when its process is alive but does not answer, 3 when stopped.
+server_status() {
+  local name=$1 pidfile=$2 pattern=$3 probe_fn=$4 print_fn=$5 pid
+  if pid="$(pid_alive "$pidfile" "$pattern")"; then
+    if "$probe_fn" 5000; then
+      log "running (pid $pid), $name, ready"
+      "$print_fn"
+      return 0
+    fi
+    log "running (pid $pid) but not ready"
+    return 1
+  fi
+  log "stopped"
+  return 3
+}

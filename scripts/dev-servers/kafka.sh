@@ -43,10 +43,7 @@ kafka_version() {
 lib_stamp() { file_hash "$SRC_DIR/pom.xml"; }
 probe_stamp() { file_hash "$SRC_DIR/KafkaProbe.java" "$SRC_DIR/pom.xml"; }
 
-lib_ok() {
-  [[ -f $LIB_DIR/.stamp ]] && [[ "$(cat "$LIB_DIR/.stamp")" == "$(lib_stamp)" ]] &&
-    compgen -G "$LIB_DIR/kafka_2.13-*.jar" >/dev/null
-}
+lib_ok() { maven_jars_ok "$LIB_DIR" "$(lib_stamp)" 'kafka_2.13-*.jar'; }
 probe_ok() {
   [[ -f $PROBE_DIR/.stamp ]] && [[ "$(cat "$PROBE_DIR/.stamp")" == "$(probe_stamp)" ]] &&
     [[ -f $PROBE_DIR/KafkaProbe.class ]]
@@ -58,7 +55,7 @@ do_install() {
     log "Kafka $(kafka_version) already installed in $KHOME"
     return 0
   fi
-  local t0 tmp
+  local t0
   t0=$(now_s)
   mkdir -p "$KHOME"
   if ! lib_ok; then
@@ -66,21 +63,7 @@ do_install() {
       die "the Kafka jars need (re)installing but the broker is running: run '$0 stop' first"
     fi
     log "installing Kafka $(kafka_version) jars from Maven Central into $LIB_DIR"
-    tmp="$KHOME/lib.tmp.$$"
-    rm -rf "$tmp"
-    # -B batch mode, -q quiet; the local ~/.m2 repository is the download cache,
-    # so re-installs after `rm -rf $DEV_SERVERS_HOME` need no network.
-    if ! (cd "$SRC_DIR" && mvn -B -q -Dstyle.color=never dependency:copy-dependencies \
-      -DoutputDirectory="$tmp") >"$KHOME/install.log" 2>&1; then
-      tail -n 40 "$KHOME/install.log" >&2
-      rm -rf "$tmp"
-      die "mvn dependency:copy-dependencies failed (full output: $KHOME/install.log)"
-    fi
-    compgen -G "$tmp/kafka_2.13-*.jar" >/dev/null || { rm -rf "$tmp"; die "kafka_2.13 jar missing after copy-dependencies"; }
-    compgen -G "$tmp/slf4j-reload4j-*.jar" >/dev/null || { rm -rf "$tmp"; die "slf4j-reload4j jar missing after copy-dependencies"; }
-    lib_stamp >"$tmp/.stamp"
-    rm -rf "$LIB_DIR"
-    mv "$tmp" "$LIB_DIR"
+    maven_jars "$SRC_DIR" "$LIB_DIR" "$KHOME/install.log" "$(lib_stamp)" 'kafka_2.13-*.jar' 'slf4j-reload4j-*.jar'
   fi
 
   log "compiling readiness probe"
@@ -182,7 +165,7 @@ do_start() {
       die "kafka-storage format failed, see $LOG_DIR/format.log"
   fi
 
-  local t0 deadline
+  local t0
   t0=$(now_s)
   log "starting Kafka $(kafka_version) on $(brokers) (controller :$KAFKA_CONTROLLER_PORT), logs in $LOG_DIR"
   # shellcheck disable=SC2086 # KAFKA_HEAP_OPTS is a list of JVM flags
@@ -191,22 +174,8 @@ do_start() {
     -Dlog4j.configuration="file:$CONF_DIR/log4j.properties" -Dkafka.logs.dir="$LOG_DIR" \
     -cp "$LIB_DIR/*" kafka.Kafka "$CONF_DIR/server.properties"
 
-  deadline=$((t0 + KAFKA_START_TIMEOUT))
-  while :; do
-    if ! pid="$(alive_after_spawn "$PID_FILE" "$PID_PATTERN")"; then
-      tail -n 40 "$OUT_FILE" "$LOG_DIR/server.log" >&2 2>/dev/null || true
-      die "Kafka exited during startup (see $OUT_FILE and $LOG_DIR/server.log)"
-    fi
-    if port_open "$KAFKA_HOST" "$KAFKA_PORT" && probe 3000; then
-      break
-    fi
-    if (($(now_s) >= deadline)); then
-      tail -n 40 "$LOG_DIR/server.log" >&2 2>/dev/null || true
-      stop_pid "$PID_FILE" "$PID_PATTERN" 10
-      die "Kafka not ready after ${KAFKA_START_TIMEOUT}s"
-    fi
-    sleep 1
-  done
+  pid="$(wait_ready Kafka "$PID_FILE" "$PID_PATTERN" "$KAFKA_HOST" "$KAFKA_PORT" "$KAFKA_START_TIMEOUT" probe \
+    "$OUT_FILE" "$LOG_DIR/server.log")"
   # Create the internal topics / coordinators now rather than in the first test.
   java_tool KafkaProbe "$(brokers)" 10000 --warmup >/dev/null 2>>"$LOG_DIR/warmup.log" ||
     log "warning: coordinator warm-up failed (see $LOG_DIR/warmup.log); the broker is up anyway"
@@ -216,20 +185,7 @@ do_start() {
 
 do_stop() { stop_pid "$PID_FILE" "$PID_PATTERN" 45; }
 
-do_status() {
-  local pid
-  if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
-    if probe 5000; then
-      log "running (pid $pid), Kafka $(kafka_version), ready"
-      print_env
-      return 0
-    fi
-    log "running (pid $pid) but not ready"
-    return 1
-  fi
-  log "stopped"
-  return 3
-}
+do_status() { server_status "Kafka $(kafka_version)" "$PID_FILE" "$PID_PATTERN" probe print_env; }
 
 do_reset() {
   do_stop

@@ -45,10 +45,7 @@ mjs_version() {
 lib_stamp() { file_hash "$SRC_DIR/pom.xml"; }
 classes_stamp() { file_hash "$SRC_DIR/pom.xml" "$SRC_DIR/MongoWireServer.java"; }
 
-lib_ok() {
-  [[ -f $LIB_DIR/.stamp ]] && [[ "$(cat "$LIB_DIR/.stamp")" == "$(lib_stamp)" ]] &&
-    compgen -G "$LIB_DIR/mongo-java-server-core-*.jar" >/dev/null
-}
+lib_ok() { maven_jars_ok "$LIB_DIR" "$(lib_stamp)" 'mongo-java-server-core-*.jar'; }
 classes_ok() {
   [[ -f $CLASSES_DIR/.stamp ]] && [[ "$(cat "$CLASSES_DIR/.stamp")" == "$(classes_stamp)" ]] &&
     [[ -f $CLASSES_DIR/MongoWireServer.class ]]
@@ -60,7 +57,7 @@ do_install() {
     log "mongo-java-server $(mjs_version) already installed in $MHOME"
     return 0
   fi
-  local t0 tmp
+  local t0
   t0=$(now_s)
   mkdir -p "$MHOME"
   if pid_alive "$PID_FILE" "$PID_PATTERN" >/dev/null; then
@@ -68,18 +65,7 @@ do_install() {
   fi
   if ! lib_ok; then
     log "installing mongo-java-server $(mjs_version) jars from Maven Central into $LIB_DIR"
-    tmp="$MHOME/lib.tmp.$$"
-    rm -rf "$tmp"
-    if ! (cd "$SRC_DIR" && mvn -B -q -Dstyle.color=never dependency:copy-dependencies \
-      -DoutputDirectory="$tmp") >"$MHOME/install.log" 2>&1; then
-      tail -n 40 "$MHOME/install.log" >&2
-      rm -rf "$tmp"
-      die "mvn dependency:copy-dependencies failed (full output: $MHOME/install.log)"
-    fi
-    compgen -G "$tmp/mongo-java-server-core-*.jar" >/dev/null || { rm -rf "$tmp"; die "mongo-java-server-core jar missing after copy-dependencies"; }
-    lib_stamp >"$tmp/.stamp"
-    rm -rf "$LIB_DIR"
-    mv "$tmp" "$LIB_DIR"
+    maven_jars "$SRC_DIR" "$LIB_DIR" "$MHOME/install.log" "$(lib_stamp)" 'mongo-java-server-core-*.jar' 'mongo-java-server-h2-backend-*.jar'
   fi
   log "compiling the launcher"
   rm -rf "$CLASSES_DIR"
@@ -111,7 +97,7 @@ do_start() {
   do_install
   port_open "$MJS_HOST" "$MJS_PORT" && die "port $MJS_HOST:$MJS_PORT is already in use by another process (set MONGO_JAVA_SERVER_PORT)"
 
-  local t0 deadline file=""
+  local t0 file=""
   mkdir -p "$DATA_DIR" "$LOG_DIR"
   [[ $MJS_BACKEND == h2 ]] && file="$DATA_DIR/mongo.mv.db"
   t0=$(now_s)
@@ -121,42 +107,14 @@ do_start() {
     java $MJS_HEAP_OPTS -XX:+UseG1GC -Djava.awt.headless=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
     -cp "$LIB_DIR/*:$CLASSES_DIR" MongoWireServer serve "$MJS_HOST" "$MJS_PORT" $file
 
-  deadline=$((t0 + MJS_START_TIMEOUT))
-  while :; do
-    if ! pid="$(alive_after_spawn "$PID_FILE" "$PID_PATTERN")"; then
-      tail -n 40 "$OUT_FILE" >&2 2>/dev/null || true
-      die "mongo-java-server exited during startup (see $OUT_FILE)"
-    fi
-    if port_open "$MJS_HOST" "$MJS_PORT" && probe 3000; then
-      break
-    fi
-    if (($(now_s) >= deadline)); then
-      tail -n 40 "$OUT_FILE" >&2 2>/dev/null || true
-      stop_pid "$PID_FILE" "$PID_PATTERN" 10
-      die "mongo-java-server not ready after ${MJS_START_TIMEOUT}s"
-    fi
-    sleep 0.5
-  done
+  pid="$(wait_ready mongo-java-server "$PID_FILE" "$PID_PATTERN" "$MJS_HOST" "$MJS_PORT" "$MJS_START_TIMEOUT" probe "$OUT_FILE")"
   log "ready in $(($(now_s) - t0))s (pid $pid)"
   print_env
 }
 
 do_stop() { stop_pid "$PID_FILE" "$PID_PATTERN" 20; }
 
-do_status() {
-  local pid
-  if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
-    if probe 3000; then
-      log "running (pid $pid), mongo-java-server $(mjs_version), ready"
-      print_env
-      return 0
-    fi
-    log "running (pid $pid) but not ready"
-    return 1
-  fi
-  log "stopped"
-  return 3
-}
+do_status() { server_status "mongo-java-server $(mjs_version)" "$PID_FILE" "$PID_PATTERN" probe print_env; }
 
 do_reset() {
   do_stop
