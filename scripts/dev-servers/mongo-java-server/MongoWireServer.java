@@ -7,6 +7,8 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
@@ -67,6 +69,12 @@ public final class MongoWireServer {
       }
       return null;
     }
+
+    /** The answer from the candidates an index gives, or the library's own when none narrows the query. */
+    QueryResult answer(Document query, Function<Iterable<P>, QueryResult> fromCandidates, Supplier<QueryResult> otherwise) {
+      Iterable<P> candidates = candidates(query);
+      return candidates != null ? fromCandidates.apply(candidates) : otherwise.get();
+    }
   }
 
   static final class MemoryLookupCollection extends MemoryCollection {
@@ -84,10 +92,8 @@ public final class MongoWireServer {
 
     @Override
     protected QueryResult queryDocuments(Document query, Document orderBy, int skip, int limit, int batchSize, Document fields) {
-      Iterable<Integer> candidates = lookups.candidates(query);
-      return candidates != null
-        ? matchDocuments(query, candidates, orderBy, skip, limit, batchSize, fields)
-        : super.queryDocuments(query, orderBy, skip, limit, batchSize, fields);
+      return lookups.answer(query, candidates -> matchDocuments(query, candidates, orderBy, skip, limit, batchSize, fields),
+        () -> super.queryDocuments(query, orderBy, skip, limit, batchSize, fields));
     }
   }
 
@@ -107,10 +113,8 @@ public final class MongoWireServer {
 
     @Override
     protected QueryResult queryDocuments(Document query, Document orderBy, int skip, int limit, int batchSize, Document fields) {
-      Iterable<Object> candidates = lookups.candidates(query);
-      return candidates != null
-        ? matchDocuments(query, candidates, orderBy, skip, limit, batchSize, fields)
-        : super.queryDocuments(query, orderBy, skip, limit, batchSize, fields);
+      return lookups.answer(query, candidates -> matchDocuments(query, candidates, orderBy, skip, limit, batchSize, fields),
+        () -> super.queryDocuments(query, orderBy, skip, limit, batchSize, fields));
     }
   }
 
