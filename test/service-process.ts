@@ -24,8 +24,11 @@ export const freePort = () =>
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 
-/** Starts the service on a free 127.0.0.1 port and resolves once /ready answers 200 (projections caught up). */
-export const startServiceProcess = async (env: Record<string, string>): Promise<ServiceProcess> => {
+/**
+ * Starts the service on a free 127.0.0.1 port and resolves once /ready answers 200 (projections
+ * caught up), within `readyTimeoutMs` (30 s by default).
+ */
+export const startServiceProcess = async (env: Record<string, string>, options: { readyTimeoutMs?: number } = {}): Promise<ServiceProcess> => {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
     cwd: process.cwd(),
@@ -44,7 +47,7 @@ export const startServiceProcess = async (env: Record<string, string>): Promise<
       await exited(child);
     },
   };
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
     try {
