@@ -21,6 +21,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createContext } from './harness/context.ts';
 import { cpuSecondsOf } from './harness/cpu.ts';
 import { request } from 'undici';
+import { mongoClient } from '../infrastructure/mongo-client.ts';
 import { startService } from './harness/service.ts';
 
 const N = Number(process.env.ROUND_TRIPS_N ?? 200);
@@ -102,8 +103,43 @@ const SETTLE_MS = Number(process.env.ROUND_TRIPS_SETTLE_MS ?? 3000);
 const minus = (after: Counts, before: Counts): Counts =>
   new Map([...after].map(([key, count]) => [key, count - (before.get(key) ?? 0)] as const).filter(([, count]) => count > 0));
 
+/**
+ * The floor under every command: `ping` (no document, no collection) sent by the service's own
+ * driver and options from this process, ROUND_TRIPS_N × 10 times at 16 in flight after a warm-up,
+ * and the CPU this process spent per ping.
+ */
+const driverFloor = async (url: string): Promise<string> => {
+  const client = mongoClient(url);
+  try {
+    const admin = client.db('admin');
+    const pings = async (count: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next++ < count) await admin.command({ ping: 1 });
+        }),
+      );
+    };
+    await pings(1_000);
+    const count = N * 10;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await pings(count);
+    const used = process.cpuUsage(cpu);
+    const seconds = (performance.now() - started) / 1000;
+    return (
+      `the driver alone (ping, 16 in flight, from the bench process): ${Math.round(count / seconds)} commands/s, ` +
+      `${((used.user + used.system) / count).toFixed(0)} µs of CPU per command`
+    );
+  } finally {
+    await client.close();
+  }
+};
+
 const main = async () => {
   if (!process.env.MONGO_URL) throw new Error('set MONGO_URL (and KAFKA_BROKERS for the Kafka bus)');
+  // Before the service starts, so nothing else is running.
+  const floor = await driverFloor(process.env.MONGO_URL);
   const runId = `rt_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const service = await startService('production', runId, {
     env: { MONGO_MONITOR_COMMANDS: 'true', METRICS_TOKEN, REFERENCE_DATA_IMPORT: process.env.REFERENCE_DATA_IMPORT ?? 'false' },
@@ -119,7 +155,7 @@ const main = async () => {
       },
       { name: 'GET /v1/votes?limit=10', run: async () => (await ctx.request('GET', '/v1/votes?limit=10', { key: a })).status },
     ];
-    const lines: string[] = [];
+    const lines: string[] = [floor];
     const servers = serverPids();
     // What the service sends with no traffic at all over one settle window plus one scrape (the
     // scrape itself reads checkpoints and counts webhook documents for its gauges): subtracted.
