@@ -103,6 +103,16 @@ const SETTLE_MS = Number(process.env.ROUND_TRIPS_SETTLE_MS ?? 3000);
 const minus = (after: Counts, before: Counts): Counts =>
   new Map([...after].map(([key, count]) => [key, count - (before.get(key) ?? 0)] as const).filter(([, count]) => count > 0));
 
+/** Runs `work(0 … count-1)` with `concurrency` calls in flight at once. */
+const inFlight = async (count: number, concurrency: number, work: (index: number) => Promise<unknown>): Promise<void> => {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await work(next++);
+    }),
+  );
+};
+
 /**
  * The floor under every command: `ping` (no document, no collection) sent by the service's own
  * driver and options from this process, ROUND_TRIPS_N × 10 times at 16 in flight after a warm-up,
@@ -112,14 +122,7 @@ const driverFloor = async (url: string): Promise<string> => {
   const client = mongoClient(url);
   try {
     const admin = client.db('admin');
-    const pings = async (count: number) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (next++ < count) await admin.command({ ping: 1 });
-        }),
-      );
-    };
+    const pings = (count: number) => inFlight(count, 16, () => admin.command({ ping: 1 }));
     await pings(1_000);
     const count = N * 10;
     const cpu = process.cpuUsage();
@@ -171,15 +174,10 @@ const main = async () => {
       const serversBefore = serverCpu(servers);
       const statuses = new Map<number, number>();
       const started = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (next < N) {
-            const status = await operation.run(next++);
-            statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          }
-        }),
-      );
+      await inFlight(N, CONCURRENCY, async (i) => {
+        const status = await operation.run(i);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      });
       const elapsedMs = performance.now() - started;
       // Background work (projections, relay, bus consumers) finishes within the settle window.
       await delay(SETTLE_MS);

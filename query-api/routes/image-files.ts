@@ -8,7 +8,6 @@ import { DomainError } from '../../domain/errors.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
 import { binaryResponse } from '../../http/binary-response.ts';
 
-
 const FileParams = Type.Object({
   file: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}\\.(jpg|png|gif|webp)$', description: '<url token>.<format>, as in the image `url`' }),
 });
