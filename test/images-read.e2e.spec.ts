@@ -48,6 +48,10 @@ describe('image search', () => {
     expect(ids((await get('/v1/images/search?limit=100&order=ASC', searcher.key)).body)).toEqual([...mine].sort());
     expect((await service.request('POST', `/v1/images/${theirs}/public-requests`, { key: poster.key, body: {} })).status).toBe(201);
     expect((await service.request('POST', `/v1/images/${theirs}/public-requests/decision`, { key: ADMIN_KEY, body: { status: 'approved' } })).status).toBe(200);
+    // Another account's write (the admin's decision) is read-your-writes for the admin only: the
+    // searcher sees it once the projection has it (at once on the embedded adapters, a few ms
+    // later on MongoDB).
+    await waitUntil(async () => ids((await get('/v1/images/search?limit=100', searcher.key)).body).includes(theirs), 10_000, 'the approved image in search');
   });
 
   it('answers public images and the caller’s own, one at random by default, with Pagination-Count', async () => {
@@ -311,9 +315,10 @@ describe('votes and favourites on known images', () => {
     // the foreign image turns public: the vote (projected earlier) now shows its url
     await service.request('POST', `/v1/images/${foreign}/public-requests`, { key: poster.key });
     await service.request('POST', `/v1/images/${foreign}/public-requests/decision`, { key: ADMIN_KEY, body: { status: 'approved' } });
-    const foreignUrl = (await get(`/v1/images/${foreign}`, voter.key)).body.url;
+    // (the admin's decision reaches another account's reads once projected: see 'image search')
+    const foreignUrl = await waitUntil(async () => (await get(`/v1/images/${foreign}`, voter.key)).body.url as string | undefined, 10_000, 'the approved image');
     expect(foreignUrl).toMatch(/\/v1\/images\/files\//);
-    expect((await get(`/v1/votes/${voteForeign.id}`, voter.key)).body.image).toEqual({ id: foreign, url: foreignUrl });
+    await waitUntil(async () => (await get(`/v1/votes/${voteForeign.id}`, voter.key)).body.image?.url === foreignUrl, 10_000, 'the vote to show the url');
 
     const favourite = (await service.request('POST', '/v1/favourites', { key: voter.key, body: { image_id: ownImage } })).body;
     const favouriteUnknown = (await service.request('POST', '/v1/favourites', { key: voter.key, body: { image_id: unknown } })).body;

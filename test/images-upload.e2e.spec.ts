@@ -1,9 +1,7 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
+import { ADMIN_KEY, startTestService, storedBlobKeys, type TestService } from './service.ts';
 import { CAT_RGB, DOG_RGB, drawScene, UNSAFE_RGB, visionDouble, type VisionDouble } from './vision-double.ts';
 import { startReceiver, waitUntil, type Receiver } from './webhook-receiver.ts';
 
@@ -310,8 +308,7 @@ describe('the monthly upload quota', () => {
     expect((await service.request('PUT', '/v1/accounts/no-such-account/quota', { key: ADMIN_KEY, body: { imageUploadQuota: 3 } })).status).toBe(404);
     const photo = await catPhoto('png');
     // Which images have files (blob names are img.<image id>.<size>[.type]; the small sizes follow later).
-    const imagesWithFiles = () =>
-      new Set(existsSync(join(service.dataDir, 'blobs')) ? readdirSync(join(service.dataDir, 'blobs')).flatMap((name) => /^img\.([^.]+)\./.exec(name)?.[1] ?? []) : []);
+    const imagesWithFiles = async () => new Set((await storedBlobKeys(service)).flatMap((name) => /^img\.([^.]+)\./.exec(name)?.[1] ?? []));
     const accepted: string[] = [];
     for (let i = 0; i < 2; i++) {
       const upload = await uploadFile(photo, { apiKey: account.api_key });
@@ -319,7 +316,7 @@ describe('the monthly upload quota', () => {
       accepted.push(upload.body.id);
     }
     expect((await service.request('GET', '/v1/accounts/quota', { key: account.api_key })).body).toEqual({ quota: 3, usage: 2, remaining: 1 });
-    const before = imagesWithFiles();
+    const before = await imagesWithFiles();
     expect(accepted.every((id) => before.has(id))).toBe(true);
 
     const results = await Promise.all(Array.from({ length: 12 }, () => uploadFile(photo, { apiKey: account.api_key })));
@@ -329,7 +326,7 @@ describe('the monthly upload quota', () => {
     expect(results.filter((result) => result.status === 400).every((result) => result.body.code === 'upload_quota_exceeded')).toBe(true);
     // Nothing stored for the refused ones: the files of exactly one image more.
     const winner = results.find((result) => result.status === 201)!.body.id as string;
-    expect([...imagesWithFiles()].filter((id) => !before.has(id))).toEqual([winner]);
+    expect([...(await imagesWithFiles())].filter((id) => !before.has(id))).toEqual([winner]);
     expect((await service.request('GET', '/v1/accounts/quota', { key: account.api_key })).body).toEqual({ quota: 3, usage: 3, remaining: 0 });
     expect((await uploadFile(photo, { apiKey: account.api_key })).body.code).toBe('upload_quota_exceeded');
     const usage = await service.request('GET', '/v1/accounts/usage', { key: account.api_key });

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from './service.ts';
+import { startTestService, storedBlobKeys, type TestService } from './service.ts';
 
 /**
  * Pet photos and videos through real multipart requests: stored media records, identical bytes,
@@ -81,10 +81,7 @@ const tempFiles = () => {
   const dir = join(service.dataDir, 'uploads-tmp');
   return existsSync(dir) ? readdirSync(dir) : [];
 };
-const blobCount = () => {
-  const dir = join(service.dataDir, 'blobs');
-  return existsSync(dir) ? readdirSync(dir).filter((name) => !name.endsWith('.type')).length : 0;
-};
+const blobCount = async () => (await storedBlobKeys(service)).length;
 const mediaOf = async (petId: string) => (await service.request('GET', `/v1/pets/${petId}/images`, { key })).body as { id: string }[];
 
 describe('pet photos', () => {
@@ -122,7 +119,7 @@ describe('pet photos', () => {
 
   it('refuses bad photo uploads precisely, storing nothing', async () => {
     const petId = await newPet();
-    const blobsBefore = blobCount();
+    const blobsBefore = await blobCount();
     const cases: [FormData, number, string][] = [
       [photoForm([await png(10)], { poses: '{"0":"upside-down"}' }), 400, 'validation_failed'],
       [photoForm([await png(11)], { poses: '{"3":"side"}' }), 400, 'validation_failed'],
@@ -154,7 +151,7 @@ describe('pet photos', () => {
     expect(cut.status).toBe(400);
     expect(cut.body.code).toBe('validation_failed');
     expect(await mediaOf(petId)).toEqual([]);
-    expect(blobCount()).toBe(blobsBefore);
+    expect(await blobCount()).toBe(blobsBefore);
     expect(tempFiles()).toEqual([]);
   });
 
@@ -203,23 +200,23 @@ describe('pet photos', () => {
     const batches = await Promise.all(
       Array.from({ length: 6 }, (_, batch) => Promise.all(Array.from({ length: 20 }, (_, i) => png(5000 + batch * 20 + i)))),
     );
-    const blobsBefore = blobCount();
+    const blobsBefore = await blobCount();
     const results = await Promise.all(batches.map((files) => upload(`/v1/pets/${petId}/images`, photoForm(files))));
     const accepted = results.filter((result) => result.status === 201).length;
     expect(results.every((result) => result.status === 201 || result.status === 429)).toBe(true);
     expect(accepted).toBe(5);
     expect(await mediaOf(petId)).toHaveLength(100);
-    expect(blobCount() - blobsBefore).toBe(100); // refused batches leave no blob
+    expect(await blobCount() - blobsBefore).toBe(100); // refused batches leave no blob
   }, 120_000);
 
   it('deleting a pet deletes its blobs', async () => {
     const petId = await newPet();
-    const before = blobCount();
+    const before = await blobCount();
     await upload(`/v1/pets/${petId}/images`, photoForm([await png(6000), await png(6001)]));
     await upload(`/v1/pets/${petId}/videos`, videoForm(videos.mp4));
-    expect(blobCount()).toBe(before + 3);
+    expect(await blobCount()).toBe(before + 3);
     expect((await service.request('DELETE', `/v1/pets/${petId}`, { key })).status).toBe(200);
-    expect(blobCount()).toBe(before);
+    expect(await blobCount()).toBe(before);
   });
 });
 
@@ -249,7 +246,7 @@ describe('pet videos', () => {
 
   it('refuses bad videos precisely, storing nothing', async () => {
     const petId = await newPet();
-    const blobsBefore = blobCount();
+    const blobsBefore = await blobCount();
     const gif = await sharp({ create: { width: 4, height: 4, channels: 3, background: 'red' } }).gif().toBuffer();
     const cases: [FormData, number, string][] = [
       [videoForm(gif, {}, 'cat.mp4'), 415, 'unsupported_media_type'],
@@ -273,13 +270,13 @@ describe('pet videos', () => {
     wrongField.append('video', new Blob([videos.mp4]), 'a.mp4');
     expect((await upload(`/v1/pets/${petId}/videos`, wrongField)).status).toBe(400);
     expect(await mediaOf(petId)).toEqual([]);
-    expect(blobCount()).toBe(blobsBefore);
+    expect(await blobCount()).toBe(blobsBefore);
     expect(tempFiles()).toEqual([]);
   });
 
   it('a client that disconnects mid-upload leaves no media, blob or temporary file', async () => {
     const petId = await newPet();
-    const blobsBefore = blobCount();
+    const blobsBefore = await blobCount();
     const boundary = '----disconnect';
     const url = new URL(`${service.url}/v1/pets/${petId}/videos`);
     await new Promise<void>((resolve) => {
@@ -303,6 +300,6 @@ describe('pet videos', () => {
     for (let i = 0; i < 50 && tempFiles().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(tempFiles()).toEqual([]);
     expect(await mediaOf(petId)).toEqual([]);
-    expect(blobCount()).toBe(blobsBefore);
+    expect(await blobCount()).toBe(blobsBefore);
   });
 });

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { loadConfig, type Config } from '../infrastructure/config.ts';
+import { mongoClient } from '../infrastructure/mongo-client.ts';
 import { startAllInOne, type AllInOneOptions, type RunningService } from '../runtime/all-in-one.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -101,4 +102,23 @@ export const startTestService = async (
     },
   };
   return service;
+};
+
+/**
+ * The keys of every blob the service has stored, whichever blob store it runs on: the files under
+ * DATA_DIR/blobs (each with a `.type` file beside it), or the GridFS bucket `blobs` of its MongoDB
+ * database. For suites that check that a refused upload stored nothing.
+ */
+export const storedBlobKeys = async (service: TestService): Promise<string[]> => {
+  if (service.config.mongoUrl) {
+    const client = mongoClient(service.config.mongoUrl);
+    try {
+      const db = client.db(new URL(service.config.mongoUrl).pathname.slice(1) || 'animal_data');
+      return (await db.collection<{ filename: string }>('blobs.files').distinct('filename')).sort();
+    } finally {
+      await client.close();
+    }
+  }
+  const dir = join(service.dataDir, 'blobs');
+  return existsSync(dir) ? readdirSync(dir).filter((name) => !name.endsWith('.type')).sort() : [];
 };

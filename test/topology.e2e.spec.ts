@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
 import { mongoReadStore } from '../infrastructure/read-store/mongo.ts';
 import { projections } from '../projectors/index.ts';
 import { projectToHead } from '../projectors/runner.ts';
+import { fixturePath, resolveModelDir } from '../infrastructure/vision/index.ts';
 
 /**
  * The separate-process topology on real servers: two command-api and two query-api replicas behind
@@ -18,6 +19,8 @@ import { projectToHead } from '../projectors/runner.ts';
  * Runs when MONGO_URL and KAFKA_BROKERS are set (CI starts mongo-java-server and a Kafka broker).
  */
 const mongoUrl = process.env.MONGO_URL;
+/** The real image models and scikit-image's cat photo (`npm run models`; CI installs them). */
+const catPhoto = existsSync(join(resolveModelDir(), 'manifest.json')) ? fixturePath('chelsea') : null;
 const brokers = process.env.KAFKA_BROKERS;
 
 describe.skipIf(!mongoUrl || !brokers)('separate processes behind the gateway (MongoDB + Kafka)', () => {
@@ -135,6 +138,39 @@ describe.skipIf(!mongoUrl || !brokers)('separate processes behind the gateway (M
       await live.close();
     }
   }, 90_000);
+
+  // The image pipeline as production runs it: the upload on a command-api replica, its events
+  // through Kafka to the processors process (safety review, then the real models), the results
+  // appended back and projected into MongoDB, the file in GridFS, read through the query replicas.
+  it.runIf(catPhoto !== null)('runs the image pipeline in the processors process: a real cat photo becomes labelled with Cat', async () => {
+    const account = await call('POST', '/v1/admin/accounts', ADMIN_KEY, { name: 'Images' });
+    const key = account.body.api_key as string;
+    const photo = readFileSync(catPhoto!);
+    const upload = await call('POST', '/v1/images/upload', key, { type: 'base64', image: `data:image/png;base64,${photo.toString('base64')}`, sub_id: 'topology' });
+    expect(upload.status, JSON.stringify(upload.body)).toBe(201);
+    const id = upload.body.id as string;
+    expect(upload.body.status).toBe('to_be_reviewed');
+    // The models load on the processors' first image: allow for that.
+    const deadline = Date.now() + 90_000;
+    let status = '';
+    while (Date.now() < deadline && status !== 'labelled') {
+      status = (await call('GET', `/v1/images/${id}/status`, key)).body.status;
+      if (status !== 'labelled') await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(status).toBe('labelled');
+    const analysis = await call('GET', `/v1/images/${id}/analysis`, key);
+    expect(analysis.status).toBe(200);
+    const labels = (analysis.body[0].labels as { Name: string }[]).map((label) => label.Name);
+    expect(labels).toContain('Cat');
+    expect(analysis.body[0].moderation_labels).toEqual([]);
+    // Both query replicas answer the same image, and its file comes out of GridFS byte for byte.
+    const image = await call('GET', `/v1/images/${id}`, key);
+    expect(image.body).toMatchObject({ id, status: 'labelled', species_id: '1' });
+    const file = await fetch(image.body.url as string);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe(upload.body.mime_type);
+    expect((await file.arrayBuffer()).byteLength).toBeGreaterThan(0);
+  }, 150_000);
 
   it('loses no webhook delivery when the dispatcher is killed mid-stream', async () => {
     const receiver = await startReceiver(() => 200);
