@@ -8,7 +8,7 @@ import { projections } from '../projectors/index.ts';
 import { rebuildProjection } from '../runtime/rebuild.ts';
 import { startServiceProcess, type ServiceProcess } from './service-process.ts';
 import { recordFigures } from './harness-figures.ts';
-import { productionAdapterEnv } from './service.ts';
+import { productionProcessEnv } from './service.ts';
 
 /**
  * Crash recovery: the all-in-one process (`node --import tsx runtime/main.ts`) takes votes as fast
@@ -24,7 +24,7 @@ const WRITE_FOR_MS = 3000;
 const WRITERS = 8;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'crash-'));
-const adapterEnv = productionAdapterEnv(dataDir);
+const adapterEnv = productionProcessEnv(dataDir);
 /**
  * On Kafka the restarted process is ready only once its consumer groups have rebalanced, and the
  * killed member leaves them when its session times out (kafkajs: 30 s), so the restart may take
@@ -35,7 +35,7 @@ const READY_TIMEOUT_MS = onKafka ? 150_000 : 30_000;
 const started: ServiceProcess[] = [];
 const startProcess = async () => {
   const service = await startServiceProcess({
-    ...(Object.fromEntries(Object.entries(adapterEnv).filter(([, value]) => value !== undefined)) as Record<string, string>),
+    ...adapterEnv,
     DATA_DIR: dataDir,
     ADMIN_API_KEY: ADMIN_KEY,
     RATE_LIMIT_PER_MINUTE: '1000000000',

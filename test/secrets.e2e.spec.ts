@@ -8,6 +8,8 @@ import { logRedactPaths } from '../infrastructure/logger.ts';
 import { secretsEqual, sha256 } from '../infrastructure/ids.ts';
 import { redactUrl } from '../http/request-log.ts';
 import { startServiceProcess, type ServiceProcess } from './service-process.ts';
+import { productionProcessEnv } from './service.ts';
+import { kafkaTopicBytes, mongoDatabaseBytes } from './stored-bytes.ts';
 
 /**
  * Secrets: API keys, the admin key and webhook signing secrets never reach a log line or the disk
@@ -17,6 +19,8 @@ import { startServiceProcess, type ServiceProcess } from './service-process.ts';
 
 const ADMIN_KEY = 'secrets-admin-key-0123456789';
 const dataDir = mkdtempSync(join(tmpdir(), 'secrets-'));
+/** With E2E_ADAPTERS=production: the MongoDB database and Kafka namespace of this suite's service. */
+const adapterEnv = productionProcessEnv(dataDir);
 let service: ServiceProcess;
 const secrets: { name: string; value: string }[] = [{ name: 'admin key', value: ADMIN_KEY }];
 let apiKey = '';
@@ -38,7 +42,10 @@ const filesUnder = (dir: string): string[] =>
 
 beforeAll(async () => {
   // trace: every request and response line Fastify writes, the most a misconfigured deployment would log.
-  service = await startServiceProcess({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'trace', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+  service = await startServiceProcess(
+    { ...adapterEnv, DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'trace', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    { readyTimeoutMs: adapterEnv.KAFKA_BROKERS ? 120_000 : 30_000 },
+  );
   const created = await call('POST', '/v1/admin/accounts', ADMIN_KEY, { name: 'secrets', email: 'secrets@example.org' });
   expect(created.status).toBe(201);
   apiKey = created.body.api_key;
@@ -64,7 +71,7 @@ beforeAll(async () => {
     if (typeof rotated.body?.signing_secret === 'string') secrets.push({ name: 'rotated signing secret', value: rotated.body.signing_secret });
   }
   await service.stop('SIGTERM');
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await service?.stop('SIGKILL');
@@ -116,6 +123,26 @@ describe('secrets at rest', () => {
     const eventFiles = files.filter((file) => file.includes('events.db'));
     expect(eventFiles.length).toBeGreaterThan(0);
     expect(eventFiles.some((file) => readFileSync(file).toString('latin1').includes(sha256(apiKey)))).toBe(true);
+  });
+
+  it.runIf(adapterEnv.MONGO_URL !== undefined)('no secret in plain text in any MongoDB document (read models, write positions, checkpoints, blobs)', async () => {
+    const collections = await mongoDatabaseBytes(adapterEnv.MONGO_URL);
+    for (const secret of secrets) {
+      const found = [...collections].filter(([, text]) => text.includes(secret.value)).map(([name]) => name);
+      expect(found, `${secret.name} stored in plain text`).toEqual([]);
+    }
+    // The accounts read model holds the key's hash: the scan looked in the right place.
+    expect([...collections.values()].some((text) => text.includes(sha256(apiKey)))).toBe(true);
+  });
+
+  it.runIf(adapterEnv.KAFKA_BROKERS !== undefined)('no secret in plain text in any Kafka message of the service', async () => {
+    const topics = await kafkaTopicBytes(adapterEnv.KAFKA_BROKERS, adapterEnv.KAFKA_NAMESPACE);
+    for (const secret of secrets) {
+      const found = [...topics].filter(([, text]) => text.includes(secret.value)).map(([name]) => name);
+      expect(found, `${secret.name} in a Kafka message`).toEqual([]);
+    }
+    // The vote went through the bus: the scan read real messages.
+    expect([...topics.values()].some((text) => text.includes('secret-image'))).toBe(true);
   });
 });
 

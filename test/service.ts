@@ -43,6 +43,10 @@ export const productionAdapterEnv = (dataDir: string): NodeJS.ProcessEnv => {
   };
 };
 
+/** productionAdapterEnv without its unset entries: the environment of a service child process. */
+export const productionProcessEnv = (dataDir: string): Record<string, string> =>
+  Object.fromEntries(Object.entries(productionAdapterEnv(dataDir)).filter(([, value]) => value !== undefined)) as Record<string, string>;
+
 /**
  * The all-in-one service on a real listening port (127.0.0.1, random port) with its own DATA_DIR,
  * and a small fetch-based client. HTTP behaviour is tested through real sockets, not inject().
