@@ -26,3 +26,16 @@ export const onShutdown = (stop: () => Promise<void>, timeoutMs = Number(process
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
 };
+
+/**
+ * onShutdown for a process from the moment it starts: its /health and /ready (METRICS_PORT) may
+ * answer before the rest of it is up, and a SIGTERM then — an orchestrator giving up on a slow
+ * start, a deploy rolling on — must not meet Node's default handler and end the process abruptly.
+ * `starting` resolves with the process's stop function; a signal during start-up stops the process
+ * once it has started (status 0; SHUTDOWN_TIMEOUT_MS still bounds the whole). Resolves once
+ * started; a failed start rejects (and a signal then exits with status 1).
+ */
+export const onShutdownOnceStarted = async (starting: Promise<() => Promise<void>>, timeoutMs?: number): Promise<void> => {
+  onShutdown(async () => (await starting)(), timeoutMs);
+  await starting;
+};

@@ -1,6 +1,6 @@
 import { loadConfig } from '../infrastructure/config.ts';
 import { startAllInOne } from './all-in-one.ts';
-import { onShutdown } from '../infrastructure/shutdown.ts';
+import { onShutdownOnceStarted } from '../infrastructure/shutdown.ts';
 
-const service = await startAllInOne(loadConfig());
-onShutdown(service.stop);
+// The signal handlers are in place while it starts: METRICS_PORT's /health answers before the API.
+await onShutdownOnceStarted(startAllInOne(loadConfig()).then((service) => service.stop));

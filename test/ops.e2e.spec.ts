@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, waitForHttp, type ServiceProcess } from './processes.ts';
-import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
+import { ADMIN_KEY, productionProcessEnv, startTestService, type TestService } from './service.ts';
 
 /**
  * Operations: /metrics (token on the API port, or the separate METRICS_PORT listener), cheap
@@ -92,6 +92,8 @@ describe('the service process', () => {
     base = `http://127.0.0.1:${port}`;
     metricsBase = `http://127.0.0.1:${metricsPort}`;
     service = startProcess('all-in-one', 'runtime/main.ts', {
+      // (E2E_ADAPTERS=production: a MongoDB database and Kafka namespace of its own)
+      ...productionProcessEnv(dataDir),
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
@@ -126,7 +128,7 @@ describe('the service process', () => {
     expect(metricValue(text, 'eventstore_append_duration_seconds_count', { outcome: 'ok' })).toBeGreaterThanOrEqual(2);
     expect(metricValue(text, 'projection_lag_events', { projection: 'votes' })).toBeGreaterThanOrEqual(0);
     // The relay runs only where a broker is configured; the embedded bus reads the log itself.
-    if (process.env.KAFKA_BROKERS) expect(metricValue(text, 'projection_lag_seconds', { projection: 'relay' })).toBeGreaterThanOrEqual(0);
+    if (productionProcessEnv(dataDir).KAFKA_BROKERS) expect(metricValue(text, 'projection_lag_seconds', { projection: 'relay' })).toBeGreaterThanOrEqual(0);
     else expect(metricValue(text, 'projection_lag_seconds', { projection: 'relay' })).toBeUndefined();
     expect(metricValue(text, 'bus_consumer_lag_messages', { group: 'webhook-dispatcher' })).toBeGreaterThanOrEqual(0);
     expect(metricValue(text, 'webhook_endpoints', { status: 'disabled' })).toBe(0);
@@ -166,7 +168,8 @@ describe('the service process', () => {
 describe('a process without an API (projectors)', () => {
   it('has /health, /ready and /metrics on METRICS_PORT and stops on SIGTERM with status 0', async () => {
     const metricsPort = await freePort();
-    const projectors = startProcess('projectors', 'projectors/main.ts', { DATA_DIR: tempDir(), METRICS_PORT: String(metricsPort) });
+    const dataDir = tempDir();
+    const projectors = startProcess('projectors', 'projectors/main.ts', { ...productionProcessEnv(dataDir), DATA_DIR: dataDir, METRICS_PORT: String(metricsPort) });
     try {
       const base = `http://127.0.0.1:${metricsPort}`;
       await waitForHttp(`${base}/health`, 60_000, projectors);

@@ -1,7 +1,7 @@
 import { loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
 import { createLogger } from '../infrastructure/logger.ts';
-import { onShutdown } from '../infrastructure/shutdown.ts';
+import { onShutdownOnceStarted } from '../infrastructure/shutdown.ts';
 import { startDispatcher } from './index.ts';
 import { loadOpsConfig } from '../infrastructure/ops-config.ts';
 import { startProcessOps } from '../infrastructure/ops.ts';
@@ -9,11 +9,15 @@ import { startProcessOps } from '../infrastructure/ops.ts';
 /** The webhook dispatcher on its own, consuming the bus in its own consumer group. */
 const config = loadConfig();
 const logger = createLogger('webhook-dispatcher', config.logLevel);
-const adapters = await openAdapters(config);
-const ops = await startProcessOps({ name: 'webhook-dispatcher', ops: loadOpsConfig(), adapters });
-const running = await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } });
-onShutdown(async () => {
-  await running.stop();
-  await ops.stop();
-  await adapters.close();
-});
+
+const start = async (): Promise<() => Promise<void>> => {
+  const adapters = await openAdapters(config);
+  const ops = await startProcessOps({ name: 'webhook-dispatcher', ops: loadOpsConfig(), adapters });
+  const running = await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } });
+  return async () => {
+    await running.stop();
+    await ops.stop();
+    await adapters.close();
+  };
+};
+await onShutdownOnceStarted(start());

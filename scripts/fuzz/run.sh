@@ -10,6 +10,8 @@
 # status_code_conformance, and error_envelope (scripts/fuzz/hooks.py: every error is the envelope).
 # The service's own request log is the independent count of requests and of 5xx answers.
 #
+# The service runs on the adapters the environment names (MONGO_URL, KAFKA_BROKERS, with SECRETS_KEY and
+# KAFKA_NAMESPACE: CI runs one pass so), on the embedded ones otherwise.
 # Environment: FUZZ_MAX_EXAMPLES (test cases per operation and phase, default 200: > 10,000
 # requests), FUZZ_WORKERS (default 1: Hypothesis is not thread-safe here and errors with more), FUZZ_SEED (reproduce a run). Needs python3.11 (or python3)
 # with PyPI reachable the first time: Schemathesis is installed into .dev-servers/venv.
@@ -20,7 +22,12 @@ MAX_EXAMPLES="${FUZZ_MAX_EXAMPLES:-200}"
 WORKERS="${FUZZ_WORKERS:-1}"
 SCHEMATHESIS_VERSION="4.32.5"
 VENV=.dev-servers/venv
-OUT=.dev-servers/harness
+# FUZZ_LABEL names a run (CI: `production` for the pass on MongoDB + Kafka): its files go to
+# .dev-servers/harness/fuzz-<label>.d/ and its summary to fuzz-<label>.txt, beside the unlabelled run's.
+LABEL="${FUZZ_LABEL:+-$FUZZ_LABEL}"
+OUT=".dev-servers/harness/fuzz$LABEL.d"
+SUMMARY=".dev-servers/harness/fuzz$LABEL.txt"
+rm -rf "$OUT" "$SUMMARY"
 mkdir -p "$OUT"
 
 PYTHON="$(command -v python3.11 || command -v python3)"
@@ -35,7 +42,6 @@ PORT="$(node -e "const s=require('node:net').createServer();s.listen(0,'127.0.0.
 BASE="http://127.0.0.1:$PORT"
 ADMIN_KEY="fuzz-admin-$(node -e "console.log(require('node:crypto').randomBytes(16).toString('hex'))")"
 SERVICE_LOG="$OUT/fuzz-service.log"
-rm -f "$OUT"/fuzz-* "$OUT/fuzz.txt"
 
 PORT="$PORT" HOST=127.0.0.1 DATA_DIR="$WORK/data" ADMIN_API_KEY="$ADMIN_KEY" DEMO_ACCOUNT=false AUTH_FAILURES_PER_MINUTE=1000000000 LOG_LEVEL=info \
   RATE_LIMIT_PER_MINUTE=10000000 IMAGE_UPLOAD_QUOTA=10000000 UPLOAD_SYNC_TIMEOUT_MS=300 \
@@ -99,9 +105,9 @@ FUZZ_BASE="$BASE" FUZZ_ACCOUNT_KEY="$ACCOUNT_KEY" node scripts/fuzz/contention.m
 kill "$SERVICE_PID" 2>/dev/null || true
 wait "$SERVICE_PID" 2>/dev/null || true
 
-"$VENV/bin/python" - "$OUT" "$OUT/fuzz.txt" "$FAILED" <<'PY'
+"$VENV/bin/python" - "$OUT" "$SUMMARY" "$FAILED" "${FUZZ_LABEL:-}" <<'PY'
 import glob, json, sys
-work, out, failed = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+work, out, failed, label = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 cases = failures = operations = 0
 for path in glob.glob(f"{work}/fuzz-report-*.json"):
     report = json.load(open(path))
@@ -130,7 +136,7 @@ for line in open(f"{work}/fuzz-service.log"):
         else:
             server_errors += status >= 500
 summary = (
-    f"fuzzing: {served} requests served ({checked} responses checked, {cases} test cases) over {operations} operations; "
+    f"fuzzing{' (' + label + ')' if label else ''}: {served} requests served ({checked} responses checked, {cases} test cases) over {operations} operations; "
     f"{server_errors} answers >= 500 (besides {analysis_unavailable} upload-sync 503 analysis_unavailable); {violations} error envelopes invalid; {failures} unique failures"
     + (" (FAILED)" if failed else "")
 )
