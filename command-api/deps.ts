@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import type { WritePositions } from '../infrastructure/consistency/write-positions.ts';
@@ -5,6 +6,9 @@ import type { CommandContext } from '../infrastructure/event-store/command-handl
 import type { SecretBox } from '../infrastructure/secrets/secret-box.ts';
 import type { Resolve } from '../infrastructure/webhooks/target-policy.ts';
 import type { BlobStore } from '../infrastructure/blobs/port.ts';
+import type { Adapters } from '../infrastructure/adapters.ts';
+import type { Config } from '../infrastructure/config.ts';
+import { imageSettingsOf } from '../http/image-settings.ts';
 
 /** What the image upload routes need: where bytes go, the default monthly quota, how long upload-sync waits. */
 export type ImageCommandSettings = {
@@ -39,6 +43,17 @@ export type CommandApiDeps = {
    */
   readStore?: ReadStore;
 };
+
+/** The command routes' dependencies as every process that serves them takes them from its configuration and adapters. */
+export const commandApiDepsOf = (config: Config, adapters: Adapters, eventStore: EventStore): CommandApiDeps => ({
+  eventStore,
+  writePositions: adapters.writePositions,
+  webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
+  images: imageSettingsOf(config, adapters.blobs),
+  blobs: adapters.blobs,
+  uploadTempDir: join(config.dataDir, 'uploads-tmp'),
+  readStore: adapters.readStore,
+});
 
 /** How long a key-issuing operation waits for the accounts projection before answering anyway. */
 const KEY_VISIBLE_WAIT_MS = 5_000;

@@ -1,4 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { Adapters } from '../infrastructure/adapters.ts';
+import type { Config } from '../infrastructure/config.ts';
+import { imageSettingsOf } from '../http/image-settings.ts';
 import { READ_MODEL_PROJECTIONS } from '../contracts/read-models.ts';
 import { registerReadYourWrites } from '../http/consistency.ts';
 import type { WritePositions } from '../infrastructure/consistency/write-positions.ts';
@@ -33,6 +36,15 @@ export type QueryApiOptions = Omit<QueryApiDeps, 'catchUp'> & {
   writePositions: WritePositions;
   readYourWritesTimeoutMs: number;
 };
+
+/** The query routes' options as every process that serves them takes them from its configuration and adapters. */
+export const queryApiOptionsOf = (config: Config, adapters: Adapters): QueryApiOptions => ({
+  readStore: adapters.readStore,
+  eventStore: adapters.eventStore,
+  writePositions: adapters.writePositions,
+  readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+  images: imageSettingsOf(config, adapters.blobs),
+});
 
 /** Every read operation of the API (register under /v1); answers from read models only. */
 export const queryApi =

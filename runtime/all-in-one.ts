@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { openAdapters, type Adapters } from '../infrastructure/adapters.ts';
 import { assertDeploymentSecrets, type Config } from '../infrastructure/config.ts';
@@ -6,9 +5,9 @@ import { createLogger } from '../infrastructure/logger.ts';
 import { createHttpApp, type HttpApp } from '../http/app.ts';
 import { authDependenciesOf } from '../http/auth.ts';
 import { httpLimitsOf } from '../http/limits.ts';
-import { imageSettingsOf } from '../http/image-settings.ts';
 import { commandApi } from '../command-api/plugin.ts';
-import { queryApi } from '../query-api/plugin.ts';
+import { commandApiDepsOf } from '../command-api/deps.ts';
+import { queryApi, queryApiOptionsOf } from '../query-api/plugin.ts';
 import { projections } from '../projectors/index.ts';
 import { startProjections } from '../projectors/runner.ts';
 import { startRelay } from '../projectors/relay.ts';
@@ -102,28 +101,8 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
     readiness: ops.readiness,
     metrics: { metrics: ops.metrics, token: opsConfig.metricsToken },
   });
-  await app.register(
-    commandApi({
-      eventStore: ops.eventStore,
-      writePositions: adapters.writePositions,
-      webhooks: { secrets: adapters.secrets, allowPrivateTargets: config.webhookAllowPrivateTargets },
-      images: imageSettingsOf(config, adapters.blobs),
-      blobs: adapters.blobs,
-      uploadTempDir: join(config.dataDir, 'uploads-tmp'),
-      readStore: adapters.readStore,
-    }),
-    { prefix: '/v1' },
-  );
-  await app.register(
-    queryApi({
-      readStore: adapters.readStore,
-      eventStore: adapters.eventStore,
-      writePositions: adapters.writePositions,
-      readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
-      images: imageSettingsOf(config, adapters.blobs),
-    }),
-    { prefix: '/v1' },
-  );
+  await app.register(commandApi(commandApiDepsOf(config, adapters, ops.eventStore)), { prefix: '/v1' });
+  await app.register(queryApi(queryApiOptionsOf(config, adapters)), { prefix: '/v1' });
   await app.register(opsRoutes({ config, adapters, ops, consumerGroups: consumerGroupsOf(config) }), { prefix: '/v1' });
   if (!config.adminApiKey) logger.warn('ADMIN_API_KEY is not set: the /v1/admin operations answer 403 (use npm run admin instead)');
 
