@@ -136,6 +136,9 @@ probe() {
   "$PROBE_BIN" -url "$(mongo_url)" -timeout "${1:-3}s" >/dev/null 2>&1
 }
 
+# probe with a timeout in ms (wait_ready's and server_status's convention).
+probe_ms() { probe "$((($1 + 999) / 1000))"; }
+
 print_env() { printf 'MONGO_URL=%s\n' "$(mongo_url)"; }
 
 # The backend of the running FerretDB (from its command line), or nothing.
@@ -167,7 +170,7 @@ do_start() {
   port_open "$FERRETDB_HOST" "$FERRETDB_PORT" &&
     die "port $FERRETDB_HOST:$FERRETDB_PORT is already in use by another process (set FERRETDB_PORT)"
 
-  local t0 deadline backend_args pg_env
+  local t0 backend_args pg_env
   if [[ $FERRETDB_BACKEND == postgresql ]]; then
     # Idempotent: starts the cluster (and initdb's it the first time) or finds it running.
     pg_env="$(bash "$PG_SCRIPT" start)" || die "PostgreSQL did not start (see '$PG_SCRIPT logs')"
@@ -188,20 +191,7 @@ do_start() {
     --state-dir="$STATE_DIR" --telemetry=disable \
     --debug-addr="$FERRETDB_DEBUG_ADDR" --log-level="$FERRETDB_LOG_LEVEL"
 
-  deadline=$((t0 + FERRETDB_START_TIMEOUT))
-  while :; do
-    if ! pid="$(alive_after_spawn "$PID_FILE" "$PID_PATTERN")"; then
-      tail -n 30 "$OUT_FILE" >&2 || true
-      die "FerretDB exited during startup (see $OUT_FILE)"
-    fi
-    probe 2 && break
-    if (($(now_s) >= deadline)); then
-      tail -n 30 "$OUT_FILE" >&2 || true
-      stop_pid "$PID_FILE" "$PID_PATTERN" 10
-      die "FerretDB not accepting connections after ${FERRETDB_START_TIMEOUT}s"
-    fi
-    sleep 0.5
-  done
+  pid="$(wait_ready FerretDB "$PID_FILE" "$PID_PATTERN" "$FERRETDB_HOST" "$FERRETDB_PORT" "$FERRETDB_START_TIMEOUT" probe_ms "$OUT_FILE")"
   log "ready in $(($(now_s) - t0))s (pid $pid)"
   print_env
 }
@@ -213,18 +203,9 @@ do_stop() {
 }
 
 do_status() {
-  local pid
-  if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
-    if probe 5; then
-      log "running (pid $pid), FerretDB $(ferretdb_version), $(running_backend "$pid") backend, ready"
-      print_env
-      return 0
-    fi
-    log "running (pid $pid) but not answering"
-    return 1
-  fi
-  log "stopped"
-  return 3
+  local pid backend=""
+  if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then backend="$(running_backend "$pid")"; fi
+  server_status "FerretDB $(ferretdb_version), ${backend:-?} backend" "$PID_FILE" "$PID_PATTERN" probe_ms print_env
 }
 
 do_reset() {

@@ -79,11 +79,15 @@ run_psql() {
   PGCONNECT_TIMEOUT=3 psql -X -q -v ON_ERROR_STOP=1 -h "$PG_HOST" -p "$PG_PORT" -U "$PG_SUPERUSER" -d "$db" "$@"
 }
 
-# A real round trip: a query on the FerretDB database.
+# A real round trip: a query on the FerretDB database. (Its argument, a timeout in ms, is
+# wait_ready's and server_status's convention; psql's own connect timeout is 3 s.)
 probe() {
   port_open "$PG_HOST" "$PG_PORT" || return 1
   [[ "$(run_psql "$PG_DATABASE" -tA -c 'SELECT 1' 2>/dev/null)" == 1 ]]
 }
+
+# Any round trip, while starting (the FerretDB database may not exist yet).
+probe_server() { run_psql postgres -tA -c 'SELECT 1' >/dev/null 2>&1; }
 
 do_install() {
   [[ -n $BIN_DIR && -x $BIN_DIR/postgres && -x $BIN_DIR/initdb ]] ||
@@ -135,7 +139,7 @@ do_start() {
   # A server killed with -9 leaves postmaster.pid behind; postgres itself checks whether that
   # pid is still a postgres on this data directory, so a stale file is harmless.
 
-  local t0 deadline drop_privileges=()
+  local t0 drop_privileges=()
   [[ $(id -un) == "$OS_USER" ]] || drop_privileges=(setpriv --reuid="$OS_USER" --regid="$(id -g "$OS_USER")" --init-groups --)
   t0=$(now_s)
   log "starting $("$BIN_DIR/postgres" --version) on $PG_HOST:$PG_PORT, data and socket in $DATA_DIR, log $OUT_FILE"
@@ -152,20 +156,7 @@ do_start() {
     -c synchronous_commit="$PG_SYNCHRONOUS_COMMIT" \
     -c logging_collector=off -c log_min_messages=warning
 
-  deadline=$((t0 + PG_START_TIMEOUT))
-  while :; do
-    if ! pid="$(alive_after_spawn "$PID_FILE" "$PID_PATTERN")"; then
-      tail -n 30 "$OUT_FILE" >&2 || true
-      die "PostgreSQL exited during startup (see $OUT_FILE)"
-    fi
-    if port_open "$PG_HOST" "$PG_PORT" && run_psql postgres -tA -c 'SELECT 1' >/dev/null 2>&1; then break; fi
-    if (($(now_s) >= deadline)); then
-      tail -n 30 "$OUT_FILE" >&2 || true
-      do_stop
-      die "PostgreSQL not accepting connections after ${PG_START_TIMEOUT}s"
-    fi
-    sleep 0.3
-  done
+  pid="$(wait_ready PostgreSQL "$PID_FILE" "$PID_PATTERN" "$PG_HOST" "$PG_PORT" "$PG_START_TIMEOUT" probe_server "$OUT_FILE")"
   # The database FerretDB keeps its collections in (created once).
   if [[ -z "$(run_psql postgres -tA -c "SELECT 1 FROM pg_database WHERE datname = '$PG_DATABASE'")" ]]; then
     log "creating database $PG_DATABASE"
@@ -203,20 +194,7 @@ do_stop() {
   log "stopped"
 }
 
-do_status() {
-  local pid
-  if pid="$(pid_alive "$PID_FILE" "$PID_PATTERN")"; then
-    if probe; then
-      log "running (pid $pid), $("$BIN_DIR/postgres" --version), ready"
-      print_env
-      return 0
-    fi
-    log "running (pid $pid) but not answering"
-    return 1
-  fi
-  log "stopped"
-  return 3
-}
+do_status() { server_status "$("$BIN_DIR/postgres" --version)" "$PID_FILE" "$PID_PATTERN" probe print_env; }
 
 do_reset() {
   do_stop
