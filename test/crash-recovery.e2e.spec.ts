@@ -6,7 +6,7 @@ import { loadConfig } from '../infrastructure/config.ts';
 import { openAdapters } from '../infrastructure/adapters.ts';
 import { projections } from '../projectors/index.ts';
 import { rebuildProjection } from '../runtime/rebuild.ts';
-import { startServiceProcess, type ServiceProcess } from './service-process.ts';
+import { readyTimeoutOf, startServiceProcess, type ServiceProcess } from './service-process.ts';
 import { recordFigures } from './harness-figures.ts';
 import { productionProcessEnv } from './service.ts';
 
@@ -25,13 +25,8 @@ const WRITERS = 8;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'crash-'));
 const adapterEnv = productionProcessEnv(dataDir);
-/**
- * On Kafka the restarted process is ready only once its consumer groups have rebalanced, and the
- * killed member leaves them when its session times out (kafkajs: 30 s), so the restart may take
- * that long and more while other suites run.
- */
-const onKafka = adapterEnv.KAFKA_BROKERS !== undefined;
-const READY_TIMEOUT_MS = onKafka ? 150_000 : 30_000;
+/** A restart on Kafka waits for the killed member's consumer-group session to end (see readyTimeoutOf). */
+const READY_TIMEOUT_MS = readyTimeoutOf(adapterEnv);
 const started: ServiceProcess[] = [];
 const startProcess = async () => {
   const service = await startServiceProcess({
@@ -39,7 +34,7 @@ const startProcess = async () => {
     DATA_DIR: dataDir,
     ADMIN_API_KEY: ADMIN_KEY,
     RATE_LIMIT_PER_MINUTE: '1000000000',
-  }, { readyTimeoutMs: READY_TIMEOUT_MS });
+  });
   started.push(service);
   return service;
 };

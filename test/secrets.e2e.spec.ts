@@ -42,10 +42,7 @@ const filesUnder = (dir: string): string[] =>
 
 beforeAll(async () => {
   // trace: every request and response line Fastify writes, the most a misconfigured deployment would log.
-  service = await startServiceProcess(
-    { ...adapterEnv, DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'trace', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-    { readyTimeoutMs: adapterEnv.KAFKA_BROKERS ? 120_000 : 30_000 },
-  );
+  service = await startServiceProcess({ ...adapterEnv, DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'trace', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
   const created = await call('POST', '/v1/admin/accounts', ADMIN_KEY, { name: 'secrets', email: 'secrets@example.org' });
   expect(created.status).toBe(201);
   apiKey = created.body.api_key;

@@ -25,8 +25,15 @@ const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 
 /**
+ * How long a service with this environment may take to be ready: 30 s, or 150 s on Kafka, where a
+ * process restarted after a kill -9 is ready only once its consumer groups have rebalanced, and the
+ * killed member leaves them when its session times out (kafkajs: 30 s), more while other suites run.
+ */
+export const readyTimeoutOf = (env: Record<string, string>): number => (env.KAFKA_BROKERS ? 150_000 : 30_000);
+
+/**
  * Starts the service on a free 127.0.0.1 port and resolves once /ready answers 200 (projections
- * caught up), within `readyTimeoutMs` (30 s by default).
+ * caught up), within `readyTimeoutMs` (readyTimeoutOf(env) by default).
  */
 export const startServiceProcess = async (env: Record<string, string>, options: { readyTimeoutMs?: number } = {}): Promise<ServiceProcess> => {
   const port = await freePort();
@@ -47,7 +54,7 @@ export const startServiceProcess = async (env: Record<string, string>, options: 
       await exited(child);
     },
   };
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.readyTimeoutMs ?? readyTimeoutOf(env));
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
     try {
