@@ -21,6 +21,7 @@ import { recordRouteTable } from './route-table.ts';
 import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitSettings } from './rate-limit.ts';
 import { BodyLimits, documentHttpErrors, fastifyTrustProxy, registerMultipart } from './limits.ts';
 import { requestLogSerializer } from './request-log.ts';
+import { lazyRequestLoggers } from './request-logger.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { allowedMethodsFinder } from './method-not-allowed.ts';
 import { registerCompression } from './compression.ts';
@@ -77,6 +78,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
             serializers: { req: requestLogSerializer },
             ...prettyTransport(),
           },
+    childLoggerFactory: lazyRequestLoggers,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -110,8 +112,10 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
   documentResponseHeaders(app, { rateLimited: options.rateLimit !== false });
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorEnvelope);
-  app.addHook('onSend', async (request, reply) => {
+  // (A callback hook: an async one costs a promise per response, on every route.)
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
   await app.register(cors, {
