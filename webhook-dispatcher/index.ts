@@ -144,12 +144,15 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
    * the rest at once, and resolve once the store holds every one of them.
    */
   const take = async (events: ReturnType<typeof fromBusMessage>[]) => {
-    const planned = await planDeliveries(events, deps);
+    // Held already (an earlier hand-over of these events) or not: those not held are looked for in
+    // the store with one check for the batch, and only the ones found there are read.
+    const planned = (await planDeliveries(events, deps)).filter(({ opening }) => !scheduler.has(opening.delivery_id));
+    const stored = await deps.eventStore.existingStreams(planned.map(({ opening }) => webhookDeliveryStream(opening.delivery_id)));
     const waiting: Delivery[] = [];
     await Promise.all(
       planned.map(async ({ opening, correlationId }) => {
-        if (scheduler.has(opening.delivery_id)) return; // held already (an earlier hand-over of this event)
-        const recorded = await deps.eventStore.readStream(webhookDeliveryStream(opening.delivery_id));
+        const stream = webhookDeliveryStream(opening.delivery_id);
+        const recorded = stored.has(stream) ? await deps.eventStore.readStream(stream) : [];
         if (recorded.length > 0) {
           const state = foldEvents(webhookDeliveryDecider, recorded as unknown as WebhookDeliveryEvent[]);
           if (state.status === 'pending') {

@@ -83,6 +83,16 @@ export const eventStoreContract = (adapterName: string, makeStore: () => Promise
       expect(await store.readStream(stream())).toEqual([]);
     });
 
+    it('tells which of many streams hold events', async () => {
+      const [one, many, missing, quoted] = [stream(), stream(), stream(), `${stream()}-"it's"`];
+      await store.append(one, [event()]);
+      await store.append(many, [event(), event(), event()]);
+      await store.append(quoted, [event()]);
+      expect(await store.existingStreams([one, missing, many, quoted, one])).toEqual(new Set([one, many, quoted]));
+      expect(await store.existingStreams([missing])).toEqual(new Set());
+      expect(await store.existingStreams([])).toEqual(new Set());
+    });
+
     it('reads all events in global order after a position', async () => {
       const a = stream();
       const b = stream();

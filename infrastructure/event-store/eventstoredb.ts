@@ -252,6 +252,13 @@ export const eventStoreDbEventStore = (connectionString: string, adapterOptions:
         }),
       );
     },
+    async existingStreams(streamNames) {
+      // EventStoreDB has no query over many streams: one read of at most one event each, together.
+      const found = await Promise.all(
+        streamNames.map(async (name) => ((await collect(client.readStream(name, { direction: FORWARDS, fromRevision: START, maxCount: 1 }))).length > 0 ? name : null)),
+      );
+      return new Set(found.filter((name): name is string => name !== null));
+    },
     async readAll(options = {}) {
       const backwards = options.direction === 'backwards';
       const after = options.after ?? 0n;

@@ -70,6 +70,8 @@ export type Subscription = {
 export interface EventStore {
   append(streamName: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Which of these streams hold at least one event: one check for many streams (a batch's). */
+  existingStreams(streamNames: readonly string[]): Promise<Set<string>>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   subscribe(options: SubscribeOptions): Subscription;
   /** Position of the last event in the log, 0n when empty. */

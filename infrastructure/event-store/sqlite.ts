@@ -136,6 +136,8 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
     readBackwards: db.prepare<[string, bigint, number], Row>(
       'SELECT * FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
     ),
+    // Every stream starts at revision 0, so (stream, 0) names it in the unique index.
+    existing: db.prepare<[string], { stream: string }>("SELECT stream FROM events WHERE revision = 0 AND stream IN (SELECT value FROM json_each(?))"),
     allForwards: db.prepare<[bigint, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?'),
     allBackwards: db.prepare<[bigint, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position DESC LIMIT ?'),
     head: db.prepare<[], { position: bigint | null }>('SELECT max(position) AS position FROM events'),
@@ -384,6 +386,10 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
           ? stmt.readBackwards.all(streamName, inInt64(options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER)), maxCount)
           : stmt.readForwards.all(streamName, inInt64(options.fromRevision ?? 0n), maxCount);
       return rows.map(toRecorded);
+    },
+    async existingStreams(streamNames) {
+      if (streamNames.length === 0) return new Set();
+      return new Set(stmt.existing.all(JSON.stringify(streamNames)).map((row) => row.stream));
     },
     async readAll(options: ReadAllOptions = {}) {
       const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
