@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import { type Feature } from '../domain/accounts/features.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import type { AccountDoc } from '../contracts/read-models.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
 import { secretsEqual, sha256 } from '../infrastructure/ids.ts';
 import type { AccountPositions, WritePositions } from '../infrastructure/consistency/write-positions.ts';
@@ -78,6 +79,20 @@ export const authDependenciesOf = (
 });
 
 /**
+ * An account document's features and switched-off capabilities as sets, made once per document
+ * the key cache holds rather than on every request (a changed account is a new document).
+ */
+const accessSets = new WeakMap<AccountDoc, { features: ReadonlySet<string>; switchedOff: ReadonlySet<string> }>();
+const accessOf = (account: AccountDoc) => {
+  let sets = accessSets.get(account);
+  if (!sets) {
+    sets = { features: new Set(account.features), switchedOff: new Set(account.switched_off) };
+    accessSets.set(account, sets);
+  }
+  return sets;
+};
+
+/**
  * The one place that decides who may do what:
  * - missing key → 403 missing_api_key; unknown key → 403 invalid_api_key;
  * - key of an inactive account → 401 account_inactive;
@@ -130,8 +145,7 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
     if (deps.writePositions) request.writePositions = { ...found.positions, from: deps.writePositions };
     if (!account) return refuse(request, new DomainError('invalid_api_key', 'invalid api key'));
     if (!account.active) throw new DomainError('account_inactive', 'this api key belongs to an inactive account');
-    const features = new Set(account.features);
-    const switchedOff = new Set(account.switched_off);
+    const { features, switchedOff } = accessOf(account);
     if (config.feature) {
       if (!features.has(config.feature)) {
         throw new DomainError('feature_not_enabled', `feature '${config.feature}' is not enabled on this account`, {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomFillSync, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, randomFillSync, randomInt, timingSafeEqual } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 
 /**
@@ -53,7 +53,8 @@ export const newEventId = (): string => uuidv7({ random: random16() });
 /** Opaque random ids for resources whose id is a string (accounts, images, pets). */
 export const randomId = (bytes = 12): string => randomBytes(bytes).toString('base64url');
 
-export const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
+/** (One-shot `crypto.hash`: no Hash object per call — every authenticated request hashes its key.) */
+export const sha256 = (value: string): string => hash('sha256', value, 'hex');
 
 /**
  * API keys: 32 random bytes, shown once. Only the SHA-256 of the key is stored (keys are

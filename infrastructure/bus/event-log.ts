@@ -267,8 +267,11 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
             continue;
           }
           const ok = handler.kind === 'batch' ? await handleBatch(handler.handleBatch, mine, last) : await handleEach(handler.handle, mine, last);
-          if (ok) failures = 0;
-          else if (!stopped) await sleep(backOffMs(++failures));
+          if (ok) {
+            failures = 0;
+            // Handled up to everything this process knows the log holds: wait for the follower.
+            if (tail.knownHead && offset >= tail.knownHead()) await waitForEvents();
+          } else if (!stopped) await sleep(backOffMs(++failures));
         }
         if (offset !== committed && db.open) commit(offset);
       } finally {

@@ -158,11 +158,21 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
     forgetScheduled = false;
     if (shared.size > 0) shared = new Map();
   };
+  /**
+   * The highest position this process knows the log has: its own commits and every row read. A
+   * reader that has handled up to it waits for the next append signal (or its poll, for appends by
+   * other processes) instead of asking SQLite once more for rows that cannot be there yet.
+   */
+  let knownHead = 0n;
   const rowsAfter = (after: bigint, limit: number): Row[] => {
     const key = `${after}:${limit}`;
     let rows = shared.get(key);
     if (!rows) {
       rows = stmt.allForwards.all(after, limit);
+      if (rows.length > 0) {
+        const last = BigInt(rows[rows.length - 1].position);
+        if (last > knownHead) knownHead = last;
+      }
       shared.set(key, rows);
       if (!forgetScheduled) {
         forgetScheduled = true;
@@ -283,6 +293,7 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
       } else batch[index].reject(outcome.error);
     });
     if (last !== null) {
+      if (last > knownHead) knownHead = last;
       forgetShared();
       appended.emit('appended', last);
     }
@@ -327,6 +338,9 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
           );
           position = lastPosition;
           failures = 0;
+          // Handled up to everything this process knows of: nothing to read until the next append
+          // here wakes this loop (or its poll finds one made elsewhere).
+          if (position >= knownHead && !stopped && !closed) await waitForMore();
         } catch (error) {
           options.onError?.(error);
           failures += 1;
@@ -361,6 +375,7 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
       return () => void appended.off('appended', listener);
     },
     pollIntervalMs,
+    knownHead: () => knownHead,
     async positionBefore(since) {
       const first = stmt.firstSince.get(since)?.position;
       if (first !== null && first !== undefined) return BigInt(first) - 1n;

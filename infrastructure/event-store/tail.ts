@@ -33,6 +33,12 @@ export interface LogTail {
   /** How often a reader should look for appends made by other processes. */
   readonly pollIntervalMs: number;
   /**
+   * The highest position this process knows the log holds (its own appends, and what it has read),
+   * where the adapter can tell: a reader that has handled up to it waits for the next append
+   * signal or poll instead of reading again at once. Without it, readers read again.
+   */
+  knownHead?: () => bigint;
+  /**
    * The position just before the first event stamped at or after `since` (ISO 8601): where a
    * reader that wants "the events since then" starts. The head when there is none.
    */
