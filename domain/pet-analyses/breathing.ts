@@ -14,6 +14,8 @@
  *    never a made-up rate.
  */
 
+import FFT from 'fft.js';
+
 export type BreathingBand = { low: number; high: number };
 
 /** Resting (sleeping) breaths per minute by species, and the wider band the analysis searches. */
@@ -98,17 +100,33 @@ const movingPixels = ({ width, height, frames }: Frames): { series: Float64Array
  * The summed autocorrelation of the series, R(τ) = Σ_p Σ_t x_p(t)·x_p(t+τ). The summed power
  * spectrum is its cosine transform — Σ_p |X_p(f)|² = R(0) + 2 Σ_τ R(τ)·cos(ωτ) for real series —
  * so every frequency then costs O(n) instead of O(pixels × n): the same sum, computed once.
+ *
+ * R itself comes from the Wiener–Khinchin theorem: each series, zero-padded to at least 2n − 1
+ * points (so the circular correlation equals the linear one for every lag below n), goes through
+ * one real FFT; their power spectra are summed, and one inverse FFT of the sum gives R. That is
+ * O(pixels × n log n) instead of the O(pixels × n²) of summing the products lag by lag — for
+ * 1,500 pixels over 240 frames ≈ 40 ms instead of ≈ 300 ms on the event loop — and equal to it
+ * within rounding (the unit spec compares the two).
  */
-const summedAutocorrelation = (series: Float64Array[]): Float64Array => {
+export const summedAutocorrelation = (series: readonly Float64Array[]): Float64Array => {
   const n = series[0].length;
-  const r = new Float64Array(n);
+  let size = 2;
+  while (size < 2 * n - 1) size *= 2;
+  const fft = new FFT(size);
+  const padded = new Float64Array(size);
+  const spectrum: number[] = fft.createComplexArray();
+  const power: number[] = fft.createComplexArray();
+  power.fill(0);
   for (const values of series) {
-    for (let lag = 0; lag < n; lag++) {
-      let sum = 0;
-      for (let t = 0; t + lag < n; t++) sum += values[t] * values[t + lag];
-      r[lag] += sum;
-    }
+    padded.set(values);
+    fft.realTransform(spectrum, padded);
+    fft.completeSpectrum(spectrum);
+    for (let f = 0; f < size; f++) power[2 * f] += spectrum[2 * f] ** 2 + spectrum[2 * f + 1] ** 2;
   }
+  const correlation: number[] = fft.createComplexArray();
+  fft.inverseTransform(correlation, power);
+  const r = new Float64Array(n);
+  for (let lag = 0; lag < n; lag++) r[lag] = correlation[2 * lag];
   return r;
 };
 
