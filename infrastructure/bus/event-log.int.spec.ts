@@ -119,6 +119,21 @@ describe('event-log bus', () => {
     await reader.close();
   });
 
+  it('hands over a long stretch of the log written elsewhere read after read, without waiting for its poll between them', async () => {
+    const writer = sqliteEventStore(events);
+    for (let i = 0; i < 1_200; i += 100) await appendAll(writer, Array.from({ length: 100 }, (_, j) => ({ streamName: `vote-${i + j}`, value: String(i + j) })));
+    // A poll interval far longer than the test: only reading on at once gets through 1,200 events (reads of 500).
+    const reader = sqliteEventStore(events, { pollIntervalMs: 60_000 });
+    const bus = await eventLogBus(reader.tail, offsets);
+    let seen = 0;
+    const consumer = await bus.consume({ group: 'g', topics: ['events.vote'], handleBatch: async (messages) => void (seen += messages.length) });
+    await expect.poll(() => seen, { timeout: 5_000 }).toBe(1_200);
+    await consumer.stop();
+    await bus.close();
+    await reader.close();
+    await writer.close();
+  });
+
   it('moves an idle group along the log, so its lag stays zero and a restart does not re-read what it skipped', async () => {
     const store = sqliteEventStore(events, { pollIntervalMs: 20 });
     const bus = await eventLogBus(store.tail, offsets, { idleCommitIntervalMs: 0 });

@@ -269,8 +269,9 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
           const ok = handler.kind === 'batch' ? await handleBatch(handler.handleBatch, mine, last) : await handleEach(handler.handle, mine, last);
           if (ok) {
             failures = 0;
-            // Handled up to everything this process knows the log holds: wait for the follower.
-            if (tail.knownHead && offset >= tail.knownHead()) await waitForEvents();
+            // The read reached the end of the log and this process knows of nothing after it: wait
+            // for the follower instead of reading again at once.
+            if (entries.length < READ_LIMIT && tail.knownHead && offset >= tail.knownHead()) await waitForEvents();
           } else if (!stopped) await sleep(backOffMs(++failures));
         }
         if (offset !== committed && db.open) commit(offset);

@@ -39,6 +39,21 @@ describe('embedded SQLite event store', () => {
     await writer.close();
   });
 
+  it('reads a long log written elsewhere batch after batch, without waiting for its poll between them', async () => {
+    const file = join(dir, 'catch-up.db');
+    const writer = sqliteEventStore(file);
+    const meta = { account_id: null, correlation_id: null, causation_id: null, request_id: null, actor: null, timestamp: new Date().toISOString(), schema_version: 1 };
+    for (let i = 0; i < 20; i++) await writer.append(`c-${i}`, Array.from({ length: 50 }, (_, j) => ({ id: randomUUID(), type: 'E', data: { n: i * 50 + j }, metadata: meta })));
+    // A poll interval far longer than the test: only reading on at once gets through ten batches.
+    const reader = sqliteEventStore(file, { pollIntervalMs: 60_000 });
+    let seen = 0;
+    const subscription = reader.subscribe({ batchSize: 100, onEvents: async (events) => void (seen += events.length) });
+    await expect.poll(() => seen, { timeout: 5000 }).toBe(1000);
+    await subscription.stop();
+    await reader.close();
+    await writer.close();
+  });
+
   it('answers each append asked for in the same turn on its own: a refused one leaves nothing, the others land', async () => {
     const store = sqliteEventStore(join(dir, 'group.db'));
     const meta = { account_id: null, correlation_id: null, causation_id: null, request_id: null, actor: null, timestamp: new Date().toISOString(), schema_version: 1 };

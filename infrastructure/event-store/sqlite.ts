@@ -338,9 +338,9 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
           );
           position = lastPosition;
           failures = 0;
-          // Handled up to everything this process knows of: nothing to read until the next append
-          // here wakes this loop (or its poll finds one made elsewhere).
-          if (position >= knownHead && !stopped && !closed) await waitForMore();
+          // The read reached the end of the log, and this process knows of nothing after it: nothing
+          // to read until the next append here wakes this loop (or its poll finds one made elsewhere).
+          if (rows.length < batchSize && position >= knownHead && !stopped && !closed) await waitForMore();
         } catch (error) {
           options.onError?.(error);
           failures += 1;

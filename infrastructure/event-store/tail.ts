@@ -34,8 +34,9 @@ export interface LogTail {
   readonly pollIntervalMs: number;
   /**
    * The highest position this process knows the log holds (its own appends, and what it has read),
-   * where the adapter can tell: a reader that has handled up to it waits for the next append
-   * signal or poll instead of reading again at once. Without it, readers read again.
+   * where the adapter can tell: a reader whose last read came back short of its limit (the end of
+   * the log) and that has handled up to it waits for the next append signal or poll instead of
+   * reading again at once. Without it, readers read again.
    */
   knownHead?: () => bigint;
   /**
