@@ -22,6 +22,7 @@ import { importReferenceDataOnStart } from './reference-data-import.ts';
 import { loadOpsConfig, type OpsConfig } from '../infrastructure/ops-config.ts';
 import { startProcessOps, type ProcessOps } from '../infrastructure/ops.ts';
 import { RELAY_CHECKPOINT } from '../projectors/relay.ts';
+import type { EventStore } from '../infrastructure/event-store/port.ts';
 import { consumerGroupsOf, opsRoutes } from './ops-routes.ts';
 
 export type RunningService = {
@@ -60,6 +61,36 @@ const ensureDemoAccount = async (adapters: Adapters, logger: Logger): Promise<vo
  */
 export type AllInOneOptions = { logger?: boolean; ops?: Partial<OpsConfig>; vision?: VisionModels };
 
+/**
+ * The all-in-one's HTTP surface: command API, query API and operations behind one /v1, with the
+ * shared hooks (request ids, authentication, rate limits, CORS, metrics). `eventStore` is the one
+ * the command routes append to (the bench's request-path figure gives one whose appends cost
+ * nothing: bench/children/request-path.ts).
+ */
+export const allInOneHttpApp = async (parts: {
+  config: Config;
+  adapters: Adapters;
+  ops: ProcessOps;
+  metricsToken: OpsConfig['metricsToken'];
+  logger: boolean | undefined;
+  eventStore: EventStore;
+}): Promise<HttpApp> => {
+  const { config, adapters, ops } = parts;
+  const app = await createHttpApp({
+    title: 'Animal, pet and image data API',
+    logLevel: config.logLevel,
+    logger: parts.logger,
+    ...httpLimitsOf(config),
+    auth: authDependenciesOf(config, adapters),
+    readiness: ops.readiness,
+    metrics: { metrics: ops.metrics, token: parts.metricsToken },
+  });
+  await app.register(commandApi(commandApiDepsOf(config, adapters, parts.eventStore)), { prefix: '/v1' });
+  await app.register(queryApi(queryApiOptionsOf(config, adapters)), { prefix: '/v1' });
+  await app.register(opsRoutes({ config, adapters, ops, consumerGroups: consumerGroupsOf(config) }), { prefix: '/v1' });
+  return app;
+};
+
 export const startAllInOne = async (config: Config, options: AllInOneOptions = {}): Promise<RunningService> => {
   assertDeploymentSecrets(config, { serveAdmin: true });
   const logger = createLogger('all-in-one', options.logger === false ? 'silent' : config.logLevel);
@@ -92,18 +123,7 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
   if (imported) await catchUp(adapters, 60_000);
   if (config.demoAccount) await ensureDemoAccount(adapters, logger);
 
-  const app = await createHttpApp({
-    title: 'Animal, pet and image data API',
-    logLevel: config.logLevel,
-    logger: options.logger,
-    ...httpLimitsOf(config),
-    auth: authDependenciesOf(config, adapters),
-    readiness: ops.readiness,
-    metrics: { metrics: ops.metrics, token: opsConfig.metricsToken },
-  });
-  await app.register(commandApi(commandApiDepsOf(config, adapters, ops.eventStore)), { prefix: '/v1' });
-  await app.register(queryApi(queryApiOptionsOf(config, adapters)), { prefix: '/v1' });
-  await app.register(opsRoutes({ config, adapters, ops, consumerGroups: consumerGroupsOf(config) }), { prefix: '/v1' });
+  const app = await allInOneHttpApp({ config, adapters, ops, metricsToken: opsConfig.metricsToken, logger: options.logger, eventStore: ops.eventStore });
   if (!config.adminApiKey) logger.warn('ADMIN_API_KEY is not set: the /v1/admin operations answer 403 (use npm run admin instead)');
 
   const address = await app.listen({ port: config.port, host: config.host });

@@ -24,6 +24,8 @@ export type ServiceOptions = {
   env?: Record<string, string>;
   /** Start on this DATA_DIR (kept from an earlier start) instead of a new one. */
   dataDir?: string;
+  /** What runs as the service (default runtime/main.ts, the all-in-one). */
+  script?: string;
 };
 
 /**
@@ -76,7 +78,7 @@ export const startService = async (mode: AdapterMode, runId: string, options: Se
   const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
   const adapterEnv = adapterEnvFor(mode, runId);
   const nodeArgs = process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', '--cpu-prof-dir', 'bench/results/profiles'] : [];
-  const child = startChild('runtime/main.ts', {
+  const child = startChild(options.script ?? 'runtime/main.ts', {
     nodeArgs,
     env: {
       ...adapterEnv,

@@ -1,11 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { startChild } from '../harness/children.ts';
 import { rawAppendsPerSecond, serialCeiling } from '../harness/raw-appends.ts';
 import { cpuMeter } from '../harness/cpu.ts';
 import { figure } from '../harness/figure.ts';
 import { load, loadProblems, warmUp, type LoadOptions } from '../harness/load.ts';
 import type { BenchItem } from '../harness/types.ts';
+import type { Context } from '../harness/context.ts';
+import { startService } from '../harness/service.ts';
 
 const CONNECTIONS = 16;
+const CORES = availableParallelism();
 
 /** A bare Fastify answering POST /v1/votes with the service's own answer from memory, under the same load. */
 const bareHttp = async (sample: { status: number; body: string }, votes: Omit<LoadOptions, 'url' | 'durationS'>, durationS: number, warmupS: number) => {
@@ -22,6 +28,24 @@ const bareHttp = async (sample: { status: number; body: string }, votes: Omit<Lo
 };
 
 /**
+ * The service's request path alone, under the same load: the all-in-one's own HTTP app with appends
+ * that cost nothing and nothing in the background (bench/children/request-path.ts), its CPU per vote.
+ */
+const requestPathAlone = async (ctx: Context, votes: Omit<LoadOptions, 'url' | 'durationS' | 'headers'> & { headers: Record<string, string> }) => {
+  const service = await startService(ctx.mode, `${ctx.runId}_request_path`, { script: 'bench/children/request-path.ts' });
+  try {
+    const key = readFileSync(join(service.dataDir, 'request-path-api-key'), 'utf8');
+    const options = { ...votes, headers: { ...votes.headers, 'x-api-key': key }, url: `${service.url}/v1/votes` };
+    await warmUp(options, ctx.warmupS);
+    const cpu = cpuMeter(service.pid);
+    const result = await load({ ...options, durationS: ctx.durationS });
+    return { result, cpuMs: cpu.per(result.ok) };
+  } finally {
+    await service.stop();
+  }
+};
+
+/**
  * 2. POST /v1/votes commands/s against raw appends/s of the same event store adapter (one event
  * to a new stream with no_stream, in its own process, as many loops as connections).
  *
@@ -30,6 +54,11 @@ const bareHttp = async (sample: { status: number; body: string }, votes: Omit<Lo
  * ceiling they make together — a vote can go no faster than one bare HTTP exchange plus one raw
  * append, 1 / (1/http + 1/append), even if authentication, the decider, the projections, the
  * relay and the dispatcher cost nothing.
+ *
+ * Three bounds say what the service's own work allows, whatever the design around it: its request
+ * path alone on one event loop (appends and background free, see requestPathAlone), that path plus
+ * one raw append in series, and the rate if its measured CPU per vote were spread over every core
+ * the load generator leaves (with the service CPU per vote 0.6× would need).
  */
 export const item: BenchItem = {
   name: '2 votes',
@@ -49,12 +78,16 @@ export const item: BenchItem = {
     if (sample.status !== 201) throw new Error(`POST /v1/votes answered ${sample.status} ${JSON.stringify(sample.body)}`);
     await warmUp(votes, ctx.warmupS);
     const cpu = cpuMeter(ctx.service.pid);
+    const loadGenerator = cpuMeter(process.pid);
     const result = await load({ ...votes, durationS: ctx.durationS });
     const cpuMs = cpu.per(result.ok);
+    const loadGeneratorMs = loadGenerator.per(result.ok);
     const problems = loadProblems(result);
 
     const http = await bareHttp({ status: sample.status, body: JSON.stringify(sample.body) }, shape, ctx.durationS, ctx.warmupS);
     const ceiling = serialCeiling(http.okPerSecond, rawPerSecond);
+    const alone = await requestPathAlone(ctx, shape);
+    const aloneWithAppend = serialCeiling(alone.result.okPerSecond, rawPerSecond);
     return [
       figure({
         item: this.name,
@@ -94,6 +127,34 @@ export const item: BenchItem = {
         baseline: { label: 'raw appends', value: rawPerSecond },
         note: '1 / (1/http + 1/append): what any service answering over HTTP after one append could reach here',
       }),
+      figure({
+        item: this.name,
+        metric: 'the request path alone: the same app, appends that cost nothing, nothing in the background',
+        value: alone.result.okPerSecond,
+        unit: 'cmd/s',
+        baseline: ceiling === null ? null : { label: 'ceiling: bare HTTP exchange + raw append', value: ceiling },
+        note: [loadProblems(alone.result), `${alone.cpuMs?.toFixed(3) ?? '?'} ms CPU per vote; p99 ${alone.result.latencyP99} ms`].filter(Boolean).join('; '),
+      }),
+      figure({
+        item: this.name,
+        metric: 'the request path alone + one raw append, in series',
+        value: aloneWithAppend,
+        unit: 'cmd/s',
+        baseline: ceiling === null ? null : { label: 'ceiling: bare HTTP exchange + raw append', value: ceiling },
+        note: '1 / (1/request path alone + 1/append), both measured above: the most a service appending on its request thread could reach, whatever its background costs',
+      }),
+      ...(cpuMs === null || loadGeneratorMs === null || ceiling === null
+        ? []
+        : [
+            figure({
+              item: this.name,
+              metric: "every core busy: the service's CPU per vote, spread over all the cores the load generator leaves",
+              value: (CORES * 1000) / (cpuMs + loadGeneratorMs),
+              unit: 'cmd/s',
+              baseline: { label: 'ceiling: bare HTTP exchange + raw append', value: ceiling },
+              note: `${CORES} cores / (${cpuMs.toFixed(3)} ms service + ${loadGeneratorMs.toFixed(3)} ms load generator per vote); 0.6× needs ≤ ${Math.max(0, (CORES * 1000) / (0.6 * ceiling) - loadGeneratorMs).toFixed(3)} ms of service CPU per vote`,
+            }),
+          ]),
     ];
   },
 };
