@@ -12,6 +12,7 @@ import { projections } from '../../projectors/index.ts';
 import { READ_MODEL_PROJECTIONS } from '../../contracts/read-models.ts';
 import { openAccount } from '../../command-api/handlers/accounts.ts';
 import { allInOneHttpApp } from '../../runtime/all-in-one.ts';
+import { onShutdown } from '../../infrastructure/shutdown.ts';
 
 /**
  * Item 2's request-path figure: the all-in-one's own HTTP app (every hook, the real vote route and
@@ -35,20 +36,15 @@ await adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, await adapte
 
 /** Appends answered at once, as if the log had taken them (positions counted from far above the real log's). */
 let position = 1n << 40n;
-const freeAppends: EventStore = new Proxy(adapters.eventStore, {
-  get: (target, key) => {
-    if (key === 'append') {
-      return async (_stream: string, events: unknown[], options?: { expectedRevision?: unknown }) => {
-        const expected = options?.expectedRevision;
-        const before = typeof expected === 'bigint' ? expected : -1n;
-        position += BigInt(events.length);
-        return { nextRevision: before + BigInt(events.length), position };
-      };
-    }
-    const value = Reflect.get(target, key, target);
-    return typeof value === 'function' ? value.bind(target) : value;
+const freeAppends: EventStore = {
+  ...adapters.eventStore,
+  append: async (_stream, events, options) => {
+    const expected = options?.expectedRevision;
+    const before = typeof expected === 'bigint' ? expected : -1n;
+    position += BigInt(events.length);
+    return { nextRevision: before + BigInt(events.length), position };
   },
-});
+};
 
 const app = await allInOneHttpApp({
   config,
@@ -61,12 +57,9 @@ const app = await allInOneHttpApp({
 writeFileSync(join(config.dataDir, 'request-path-api-key'), account.api_key);
 await app.listen({ port: config.port, host: config.host });
 
-process.on('SIGTERM', () =>
-  void (async () => {
-    await app.close();
-    await projectors.stop();
-    await ops.stop();
-    await adapters.close();
-    process.exit(0);
-  })(),
-);
+onShutdown(async () => {
+  await app.close();
+  await projectors.stop();
+  await ops.stop();
+  await adapters.close();
+});
