@@ -1,8 +1,23 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 
-export type SqliteDatabase = Database.Database;
+export type SqliteDatabase = BetterSqlite3.Database;
+
+/**
+ * The better-sqlite3 driver for this Node: release 13 (Node-API 10, prebuilt, no build step) on Node
+ * 22.14+ and 24, release 12 (built from source at install) on Node 20, whose Node-API 9 cannot load
+ * 13. Release 12 on Node 24 aborts the process (`Assertion failed: (env) != nullptr` in
+ * `node::RemoveEnvironmentCleanupHook`): its statements, iterators and databases are
+ * `node::ObjectWrap`s, whose destructor on Node 24 needs a current environment, which a garbage
+ * collection outside any JavaScript context does not have. Release 13 wraps them with Node-API
+ * instead. Both have the same API; the types are release 12's.
+ */
+const require = createRequire(import.meta.url);
+export const nodeApiVersion = Number(process.versions.napi);
+export const sqliteDriverPackage = nodeApiVersion >= 10 ? 'better-sqlite3-napi' : 'better-sqlite3';
+export const Database: typeof BetterSqlite3 = require(sqliteDriverPackage);
 
 /**
  * Opens a SQLite file tuned for an append-heavy log: WAL (readers never block the writer),

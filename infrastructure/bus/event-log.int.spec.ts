@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../sqlite.ts';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { sqliteEventStore } from '../event-store/sqlite.ts';
 import { portTail } from '../event-store/tail.ts';

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import type Database from 'better-sqlite3';
-import { openSqlite } from '../sqlite.ts';
+import { openSqlite, type SqliteDatabase } from '../sqlite.ts';
 import {
   WrongExpectedRevisionError,
   matchesFilter,
@@ -115,7 +114,7 @@ export type SqliteEventStoreOptions = {
 export type SqliteEventStore = EventStore & { tail: LogTail };
 
 export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore => {
-  const db: Database.Database = openSqlite(file);
+  const db: SqliteDatabase = openSqlite(file);
   db.exec(SCHEMA);
   db.defaultSafeIntegers(true);
   const pollIntervalMs = options.pollIntervalMs ?? 100;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import { Database } from '../sqlite.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readStoreContract } from './read-store.contract.ts';
 import { embeddedReadStore } from './embedded.ts';

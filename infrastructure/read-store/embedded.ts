@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type Database from 'better-sqlite3';
-import { openSqlite } from '../sqlite.ts';
+import { openSqlite, type SqliteDatabase } from '../sqlite.ts';
 import { getPath, matches, pinnedValues, sortComparator } from './filter.ts';
 import type { Collection, Doc, Filter, FindOptions, ReadStore, WriteOp } from './port.ts';
 
@@ -307,7 +306,7 @@ const FOLLOW_INTERVAL_MS = 100;
  * Writing from two processes is not supported: run that topology on MongoDB.
  */
 export const embeddedReadStore = (file?: string, options: { followIntervalMs?: number; maxResidentDocs?: number } = {}): ReadStore => {
-  const db: Database.Database | null = file ? openSqlite(file) : null;
+  const db: SqliteDatabase | null = file ? openSqlite(file) : null;
   db?.exec(SCHEMA);
   db?.defaultSafeIntegers(true);
   const collections = new Map<string, MemoryCollection<Doc>>();
