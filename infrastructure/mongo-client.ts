@@ -13,7 +13,7 @@ const setInUrl = (url: string, option: string): boolean => new RegExp(`[?&]${opt
 /**
  * The client options every MongoDB adapter uses: selection fails within 10 s, a new connection's
  * handshake within 10 s, and a silent socket within 60 s — a Mongo-wire server that stops
- * answering (FerretDB v1.24 on SQLite can, see the README) otherwise holds a projection, a bus
+ * answering (FerretDB v1.24 on SQLite can, see docs/performance.md, Production adapters) otherwise holds a projection, a bus
  * handler or a request for ever. (The connect bound matters too: a stopped server's kernel still
  * accepts TCP connections, so the driver's retry of a timed-out read would wait out the default
  * 30 s handshake.) An option given in MONGO_URL (`?socketTimeoutMS=…`) is left to the URL.

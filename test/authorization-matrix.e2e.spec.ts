@@ -16,7 +16,7 @@ import { newEventId } from '../infrastructure/ids.ts';
  * key on an account operation → 403; an admin operation with an account key → 403; an account
  * lacking the route's feature → 403 feature_not_enabled, the feature switched off → 403
  * capability_disabled. For every operation with a path parameter under a prefix that holds
- * per-account resources, another account's resource id → 403 forbidden (README: "Another
+ * per-account resources, another account's resource id → 403 forbidden (docs/api.md: "Another
  * account's resource"). Such a prefix needs an entry in RESOURCE_CREATORS — or, for public
  * reference data, in PUBLIC_REFERENCE_PREFIXES — or the suite fails.
  */

@@ -9,7 +9,7 @@ import { startReceiver, type Receiver } from './webhook-receiver.ts';
 import { ADMIN_KEY } from './service.ts';
 
 /**
- * The README's standalone dispatcher: `npm start` with RUN_WEBHOOK_DISPATCHER=false and
+ * The standalone dispatcher of docs/operations.md (Scaling readers and writers): `npm start` with RUN_WEBHOOK_DISPATCHER=false and
  * `npm run start:webhook-dispatcher` on the same DATA_DIR (embedded read store, event store and bus).
  * The dispatcher process reads read models another process writes: endpoints registered after it
  * started must be seen, and every event delivered once per endpoint.

@@ -29,7 +29,7 @@ export type Figure = {
 export type BenchItem = {
   /** Short label of the table (`1 breeds`). */
   name: string;
-  /** What it must reach, in words (also the README's table). */
+  /** What it must reach, in words (also the table in docs/performance.md). */
   target: string;
   /** null when it can run; otherwise why not (`GET /v1/breeds answers 404: not available yet`). */
   available?: (ctx: Context) => Promise<string | null>;

@@ -8,7 +8,7 @@ import type { EventStore, NewEvent, RecordedEvent } from './port.ts';
 /**
  * The EventStoreDB adapter against a stand-in of the client (esdb-fake-client.ts: the client's
  * own types, byte-offset positions, system events, Readable subscriptions). What only a real
- * server can show is listed in the README (EventStoreDB adapter).
+ * server can show is listed in docs/operations.md (EventStoreDB).
  */
 eventStoreContract('EventStoreDB adapter on a fake client', async () => eventStoreDbEventStore('esdb://unused', { client: fakeEsdbClient(), retryDelayMs: 20 }));
 
