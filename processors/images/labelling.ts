@@ -8,13 +8,11 @@ import {
   type ImageValidated,
 } from '../../domain/images/image.ts';
 import {
-  animalDetections,
   className,
   labelsFrom,
   nearestBaseColour,
   nearestColour,
   orientationOf,
-  speciesFrom,
   suggestBreeds,
   type BreedName,
   type ColourCandidate,
@@ -29,10 +27,8 @@ import { isDomainError } from '../../domain/errors.ts';
 import type { ReadStore } from '../../infrastructure/read-store/port.ts';
 import { storeImageBlobs } from '../../infrastructure/images/blobs.ts';
 import type { Processor, ProcessorDeps } from '../processor.ts';
+import { analyseImage } from './analyse.ts';
 import { processorContext } from './context.ts';
-
-/** Detections below this confidence are neither labelled nor cropped. */
-export const MIN_DETECTION_CONFIDENCE = 0.4;
 
 const breedNames = async (readStore: ReadStore | undefined, species: string | null): Promise<BreedName[]> => {
   if (!readStore || !species) return [];
@@ -126,11 +122,9 @@ export const imageLabellingProcessor: Processor = {
       return;
     }
     const vision = deps.vision!;
-    const detections = (await vision.detect(med.data, { minConfidence: MIN_DETECTION_CONFIDENCE })).filter((d) => d.confidence >= MIN_DETECTION_CONFIDENCE);
-    const classifications = await vision.classify(med.data, 5);
-    const species = speciesFrom(detections, classifications);
-    const animals = animalDetections(detections, MIN_DETECTION_CONFIDENCE);
-    const main = [...animals].sort((a, b) => b.confidence - a.confidence)[0];
+    const { detections, animals, species, whole } = await analyseImage(vision, med.data);
+    const classifications = whole.top;
+    const main = animals[0];
 
     const meta = await sharp(med.data).metadata();
     const W = meta.width ?? 1;
