@@ -22,6 +22,7 @@ export type ImageAnalysis = {
   whole: ClassifierView;
   /** the classifier on the main animal's crop (the most confident animal), else on the whole image */
   main: ClassifierView;
+  mainRegion: 'crop' | 'image';
 };
 
 export const analyseImage = async (vision: VisionModels, image: Buffer): Promise<ImageAnalysis> => {
@@ -37,5 +38,5 @@ export const analyseImage = async (vision: VisionModels, image: Buffer): Promise
   const byBox = new Map(animals.map((animal) => [animal.box, animal]));
   const detections = detected.map((d) => byBox.get(d.box) ?? d);
   const mainIndex = animals.length > 0 ? classified.findIndex((animal) => animal.box === animals[0].box) : -1;
-  return { detections, animals, species, whole, main: mainIndex >= 0 ? crops[mainIndex] : whole };
+  return { detections, animals, species, whole, main: mainIndex >= 0 ? crops[mainIndex] : whole, mainRegion: mainIndex >= 0 ? 'crop' : 'image' };
 };

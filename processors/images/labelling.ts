@@ -17,6 +17,7 @@ import {
   type BreedName,
   type ColourCandidate,
 } from '../../domain/images/analysis.ts';
+import { encodeEmbedding } from '../../domain/images/embedding.ts';
 import { Collections, type BreedDoc, type ColourDoc } from '../../contracts/read-models.ts';
 import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
@@ -122,7 +123,7 @@ export const imageLabellingProcessor: Processor = {
       return;
     }
     const vision = deps.vision!;
-    const { detections, animals, species, whole } = await analyseImage(vision, med.data);
+    const { detections, animals, species, whole, main: seen, mainRegion } = await analyseImage(vision, med.data);
     const classifications = whole.top;
     const main = animals[0];
 
@@ -153,6 +154,8 @@ export const imageLabellingProcessor: Processor = {
       ]),
     ];
     const models = vision.info().filter((info) => info.task !== 'safety');
+    const classifier = models.find((info) => info.task === 'classification');
+    const embedding = encodeEmbedding(seen.features, classifier ? `${classifier.name} ${classifier.version}` : 'unknown', mainRegion);
     await handleCommand(
       deps.eventStore,
       stream,
@@ -171,6 +174,7 @@ export const imageLabellingProcessor: Processor = {
           orientation,
           child_image_ids: children,
           vendor: models.length > 0 ? models.map((info) => `${info.name} ${info.version}`).join(' + ') : 'unknown',
+          embedding,
           labelled_at: new Date().toISOString(),
         },
       },
