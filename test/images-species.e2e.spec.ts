@@ -2,8 +2,8 @@
  * The species an uploaded photo is labelled with, end to end on the real models: a photo of our
  * own making — a real dog (Oxford-IIIT Pet sample, CC BY-SA 4.0, read from ../shared/datasets at
  * test time, not copied) beside a distractor (scikit-image's coffee cup photo). The detector calls
- * this dog a cat (box on the dog, 'cat' ≈ 0.56) and the whole image holds little of the
- * classifier's dog mass (≈ 0.07): only the classifier's view of the box's crop makes it a dog.
+ * this dog a cat (box on the dog, 'cat' ≈ 0.8, beside 'cup' ≈ 0.9) and the whole image holds under
+ * 1 % of the classifier's mass on dogs: only the classifier's view of the box's crop makes it a dog.
  * Skipped when the models or the dataset are missing, except in CI where the models must be there.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { cosine, decodeEmbedding, type ImageEmbedding } from '../domain/images/e
 import { fixturePath, resolveModelDir } from '../infrastructure/vision/index.ts';
 import { startTestService, type TestService } from './service.ts';
 
-const DOG = fileURLToPath(new URL('../../shared/datasets/oxford-pets-sample/images/scottish_terrier_147.jpg', import.meta.url));
+const DOG = fileURLToPath(new URL('../../shared/datasets/oxford-pets-sample/images/pomeranian_150.jpg', import.meta.url));
 const modelsInstalled = existsSync(join(resolveModelDir(), 'manifest.json')) && fixturePath('coffee') !== null;
 const datasetThere = existsSync(DOG);
 if (!modelsInstalled || !datasetThere) console.warn(`images-species.e2e: skipped (${!modelsInstalled ? 'models not installed: npm run models' : `no ${DOG}`})`);

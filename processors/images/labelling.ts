@@ -143,7 +143,9 @@ export const imageLabellingProcessor: Processor = {
     const colour = nearestColour(dominant, await colourCandidates(deps.readStore, species));
     const orientation = orientationOf(uploaded.width, uploaded.height);
 
-    const children = state.autoCrop && state.parentImageId === null ? await makeChildren(deps, uploaded, animals.map((a) => a.box), event) : [];
+    // children in detection order (the animals among the relabelled detections)
+    const animalBoxes = detections.filter((d) => animals.includes(d)).map((d) => d.box);
+    const children = state.autoCrop && state.parentImageId === null ? await makeChildren(deps, uploaded, animalBoxes, event) : [];
     const labels = labelsFrom(detections, classifications.filter((c) => c.confidence >= 0.05));
     const tags = [
       ...new Set([
