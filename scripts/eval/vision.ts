@@ -10,8 +10,9 @@
  *   animal found     an animal box of the right species (after relabelling) contains the centre of
  *                    the photo's head box (head-boxes.csv);
  *   breed top-1/5    `suggested_breed_ids` as the labelling processor makes them today (the
- *                    classifier's ImageNet breed classes matched by name, suggestBreeds), the right
- *                    breed first / among the first five (ids from reference-data by name);
+ *                    classifier's ImageNet breed classes on the whole image matched by name,
+ *                    suggestBreeds), the right breed first / among the first five (ids from
+ *                    reference-data by name); and the same method on the main animal's crop;
  *   CPU per photo    the process's CPU time (all threads: models, decoding) over analyseImage calls.
  *
  * Options (environment): EVAL_DATASET (folder), EVAL_LIMIT=n (every k-th photo so that n remain),
@@ -59,7 +60,7 @@ if (limit > 0 && limit < photos.length) {
 type Result = {
   name: string; species: string; breed: string; predicted: string | null; speciesRight: boolean;
   anyAnimalOnHead: boolean; found: boolean; animals: { label: string; confidence: number }[];
-  suggested: string[]; breedTop1: boolean; breedTop5: boolean; cpuMs: number;
+  suggested: string[]; breedTop1: boolean; breedTop5: boolean; cropTop1: boolean; cropTop5: boolean; cpuMs: number;
 };
 
 /**
@@ -99,7 +100,9 @@ try {
     const cy = (Number(head.ymin) + Number(head.ymax)) / 2 / Number(head.image_height);
     const onHead = analysis.animals.filter((a) => cx >= a.box.left && cx <= a.box.left + a.box.width && cy >= a.box.top && cy <= a.box.top + a.box.height);
     const expected = SPECIES_ID[photo.species];
-    const suggested = suggestBreeds(analysis.whole.top, breeds.filter((b) => b.species_id === analysis.species));
+    const ofSpecies = breeds.filter((b) => b.species_id === analysis.species);
+    const suggested = suggestBreeds(analysis.whole.top, ofSpecies);
+    const fromCrop = suggestBreeds(analysis.main.top, ofSpecies);
     const id = breedId(photo.breed);
     results.push({
       name: photo.name,
@@ -113,6 +116,8 @@ try {
       suggested,
       breedTop1: suggested[0] === id,
       breedTop5: suggested.slice(0, 5).includes(id),
+      cropTop1: fromCrop[0] === id,
+      cropTop5: fromCrop.slice(0, 5).includes(id),
       cpuMs,
     });
     if (results.length % 50 === 0) process.stderr.write(`  ${results.length}/${photos.length}\n`);
@@ -129,10 +134,10 @@ try {
   console.log(`Oxford-IIIT Pet sample (${DATASET}): ${results.length} photos; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`models: ${vision.info().filter((m) => m.task !== 'safety').map((m) => `${m.name.split(' (')[0]} (${m.version})`).join(', ')}`);
   console.log('');
-  console.log('|  | photos | species | animal found | breed top-1 (by-name map) | breed top-5 (by-name map) |');
-  console.log('|---|---|---|---|---|---|');
+  console.log('|  | photos | species | animal found | breed top-1 (by-name map) | breed top-5 (by-name map) | same on the main crop: top-1 | top-5 |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const [name, part] of groups) {
-    console.log(`| ${name} | ${part.length} | ${pct(part, (r) => r.speciesRight)} | ${pct(part, (r) => r.found)} | ${pct(part, (r) => r.breedTop1)} | ${pct(part, (r) => r.breedTop5)} |`);
+    console.log(`| ${name} | ${part.length} | ${pct(part, (r) => r.speciesRight)} | ${pct(part, (r) => r.found)} | ${pct(part, (r) => r.breedTop1)} | ${pct(part, (r) => r.breedTop5)} | ${pct(part, (r) => r.cropTop1)} | ${pct(part, (r) => r.cropTop5)} |`);
   }
   console.log('');
   console.log(`an animal box (any species) on the head: ${pct(results, (r) => r.anyAnimalOnHead)}; no animal box at all: ${results.filter((r) => r.animals.length === 0).length} photos`);
