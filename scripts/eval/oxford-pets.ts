@@ -1,7 +1,7 @@
 /**
  * The image pipeline's judgement on the Oxford-IIIT Pet sample (../shared/datasets/oxford-pets-sample/,
  * 370 photos, 37 breeds × 10; see its README), as `npm run eval:vision` prints it and bench item
- * 6 measures it. Each photo goes the way an upload goes — its `med` size made by the upload code
+ * 8 measures it. Each photo goes the way an upload goes — its `med` size made by the upload code
  * (processUpload), the safety model on it, then analyseImage, the labelling processor's own
  * analysis (detector, classifier on the whole image and on the animal crops, species rule) — on
  * the real models, in this process, one photo at a time. Per photo:
