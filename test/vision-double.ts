@@ -4,11 +4,15 @@
  * - a cat is a patch of orange (255,140,0), a dog a patch of blue (0,64,255), a horse green (0,160,0):
  *   detect() reports one box per colour present (the patch's bounding box, as fractions);
  * - classify() answers the ImageNet class of the largest animal (Siamese cat, golden retriever, sorrel);
+ * - examine() does the same on each region (a box's crop, widened as the real models widen it): the
+ *   class, the cat/dog mass of that class (0.81 cat, 0.77 dog, none for a horse), and a feature
+ *   vector made from the region's mean colour (so same-coloured images are near, L2-normalised);
  * - moderate() flags an image whose pixels are more than 20 % pure red (255,0,0) as unsafe.
  * It can be told to wait or to fail, to test timeouts and crash recovery.
  */
 import sharp from 'sharp';
-import type { Classification, Detection, ModelInfo, SafetyVerdict, VisionModels } from '../infrastructure/vision/port.ts';
+import { cropRegion } from '../infrastructure/vision/decode.ts';
+import { CROP_MARGIN, type Classification, type ClassifierView, type Detection, type ModelInfo, type SafetyVerdict, type VisionModels } from '../infrastructure/vision/port.ts';
 
 export const CAT_RGB = { r: 255, g: 140, b: 0 };
 export const DOG_RGB = { r: 0, g: 64, b: 255 };
@@ -65,7 +69,7 @@ const scan = async (image: Buffer): Promise<{ found: Found[]; redShare: number }
 };
 
 export type VisionDouble = VisionModels & {
-  calls: { moderate: number; classify: number; detect: number };
+  calls: { moderate: number; classify: number; detect: number; examine: number };
   /** Each call waits this long first (ms). */
   delayMs: number;
   /** The next `failNext` calls throw (a crash of the model step). */
@@ -84,7 +88,7 @@ export const visionDouble = (): VisionDouble => {
     }
   };
   const double: VisionDouble = {
-    calls: { moderate: 0, classify: 0, detect: 0 },
+    calls: { moderate: 0, classify: 0, detect: 0, examine: 0 },
     delayMs: 0,
     failNext: 0,
     gate: null,
@@ -114,6 +118,25 @@ export const visionDouble = (): VisionDouble => {
       const { found } = await scan(image);
       // Bigger patches are more confident: 0.7 + their share of the picture (deterministic, never ties in the tests).
       return found.map((item) => ({ label: item.label, confidence: Math.min(0.99, 0.7 + item.box.width * item.box.height), box: item.box })).filter((d) => d.confidence >= (options.minConfidence ?? 0));
+    },
+    async examine(image, regions, options = {}): Promise<ClassifierView[]> {
+      double.calls.examine++;
+      await before(double);
+      const meta = await sharp(image).metadata();
+      const views: ClassifierView[] = [];
+      for (const box of regions) {
+        const region = box ? await sharp(image).extract(cropRegion(meta.width ?? 1, meta.height ?? 1, box, options.margin ?? CROP_MARGIN)).png().toBuffer() : image;
+        const { found } = await scan(region);
+        const largest = [...found].sort((a, b) => b.pixels - a.pixels)[0];
+        const top = largest ? CLASSES[largest.label] : { label: 'envelope', index: 549, confidence: 0.4 };
+        const mass = { cat: top.index === 284 ? top.confidence : 0.01, dog: top.index === 207 ? top.confidence : 0.01 };
+        const { channels } = await sharp(region).stats();
+        const features = new Float32Array(1280);
+        channels.slice(0, 3).forEach((channel, c) => features.fill(channel.mean + 1, c * 400, (c + 1) * 400));
+        const norm = Math.hypot(...features);
+        views.push({ top: [top].slice(0, options.topK ?? 5), mass, features: features.map((v) => v / norm) });
+      }
+      return views;
     },
     info(): ModelInfo[] {
       return [

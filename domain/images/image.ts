@@ -16,6 +16,7 @@
  *
  * Pipeline states (spec "States and transitions"): to_be_reviewed -> clean | unsafe -> labelled.
  */
+import type { ImageEmbedding } from './embedding.ts';
 import type { Event } from '../decider.ts';
 
 export const imageStream = (imageId: string): string => `image-${imageId}`;
@@ -116,6 +117,12 @@ export type ImageLabelled = Event<
     /** Child images cropped from this one (auto-crop), in detection order. */
     child_image_ids: string[];
     vendor: string;
+    /**
+     * The classifier's pooled features of the main animal's crop (else of the whole image),
+     * L2-normalised, int8, with the model that made them; absent on images labelled before
+     * embeddings were recorded.
+     */
+    embedding?: ImageEmbedding;
     labelled_at: string;
   }
 >;

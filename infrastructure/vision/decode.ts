@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import type { BoundingBox } from './port.ts';
 
 // Every image decoded here is new: libvips' operation cache (50 MB by default, per process) would
 // only hold memory.
@@ -46,37 +47,51 @@ export async function decodeForOpenNsfw(image: Uint8Array): Promise<Buffer> {
   }
 }
 
-/** Where the image sits inside a letterboxed square, in pixels of the square. */
-export type Frame = { left: number; top: number; width: number; height: number };
+/** A rectangle in whole pixels of the decoded image. */
+export type PixelRegion = { left: number; top: number; width: number; height: number };
 
 /**
- * The detector's input: the image scaled without distortion into a `size` square, inside a black
- * margin of `margin` × size on every side. CenterNet was trained on COCO scenes where animals rarely
- * fill the frame: on close-ups (the cat photo) a stretched input scored 'dog' first, the framed one
- * 'cat' 0.62; two cats side by side were two 'person's when stretched and two cats when framed.
+ * The pixels the classifier looks at for a box (fractions of the image): the box widened by
+ * `margin` of its width and height on every side, then made as square as the image allows around
+ * the box's centre (a classifier trained on square centre crops reads a stretched crop worse),
+ * kept inside the image.
  */
-export async function decodeLetterboxed(image: Uint8Array, size: number, margin: number): Promise<{ rgb: Buffer; frame: Frame }> {
+export function cropRegion(imageWidth: number, imageHeight: number, box: BoundingBox, margin: number): PixelRegion {
+  const cx = (box.left + box.width / 2) * imageWidth;
+  const cy = (box.top + box.height / 2) * imageHeight;
+  const w = box.width * (1 + 2 * margin) * imageWidth;
+  const h = box.height * (1 + 2 * margin) * imageHeight;
+  const side = Math.max(w, h);
+  const width = Math.max(1, Math.min(imageWidth, Math.round(side)));
+  const height = Math.max(1, Math.min(imageHeight, Math.round(side)));
+  const left = Math.min(imageWidth - width, Math.max(0, Math.round(cx - width / 2)));
+  const top = Math.min(imageHeight - height, Math.max(0, Math.round(cy - height / 2)));
+  return { left, top, width, height };
+}
+
+/**
+ * Decodes an image once (as decodeRgb) and cuts `size` × `size` RGB inputs from it: for a box, its
+ * cropRegion stretched to the square; for null, the whole image cover-resized (as classify does).
+ */
+export async function decodeRegions(image: Uint8Array, regions: readonly (BoundingBox | null)[], size: number, margin: number): Promise<Buffer[]> {
   try {
-    const oriented = sharp(image, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' }).rotate();
-    const meta = await oriented.metadata();
-    const [w0, h0] = [meta.width ?? 0, meta.pageHeight ?? meta.height ?? 0];
-    const [w, h] = (meta.orientation ?? 1) >= 5 ? [h0, w0] : [w0, h0];
-    if (!w || !h) throw new Error('no image dimensions');
-    const inner = Math.round(size * (1 - 2 * margin));
-    const scale = inner / Math.max(w, h);
-    const width = Math.max(1, Math.round(w * scale));
-    const height = Math.max(1, Math.round(h * scale));
-    const left = Math.floor((size - width) / 2);
-    const top = Math.floor((size - height) / 2);
-    const rgb = await oriented
+    const { data, info } = await sharp(image, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
+      .rotate()
       .flatten({ background: '#ffffff' })
       .toColourspace('srgb')
-      .resize(width, height, { fit: 'fill', kernel: 'lanczos3' })
-      .extend({ left, top, right: size - width - left, bottom: size - height - top, background: '#000000' })
       .removeAlpha()
       .raw()
-      .toBuffer();
-    return { rgb, frame: { left, top, width, height } };
+      .toBuffer({ resolveWithObject: true });
+    const raw = { raw: { width: info.width, height: info.height, channels: info.channels } } as const;
+    const out: Buffer[] = [];
+    for (const box of regions) {
+      const decoded = sharp(data, raw);
+      const cut = box
+        ? decoded.extract(cropRegion(info.width, info.height, box, margin)).resize(size, size, { fit: 'fill', kernel: 'lanczos3' })
+        : decoded.resize(size, size, { fit: 'cover', kernel: 'lanczos3' });
+      out.push(await cut.removeAlpha().raw().toBuffer());
+    }
+    return out;
   } catch (err) {
     throw new ImageDecodeError(`image could not be decoded: ${(err as Error).message}`);
   }

@@ -1,5 +1,4 @@
 import { COCO_LABELS } from './coco-labels.ts';
-import type { Frame } from './decode.ts';
 import type { BoundingBox, Detection } from './port.ts';
 
 /** Detections below this confidence are dropped unless the caller asks for another floor. */
@@ -20,28 +19,47 @@ function iou(a: BoundingBox, b: BoundingBox): number {
 }
 
 /**
- * CenterNet's decoded output rows `[x1, y1, x2, y2, score, class]` (pixels of the model input) to
- * detections: boxes as fractions of the image, which sat at `frame` inside the input, clamped to
- * the image, filtered by confidence, duplicates of one class removed (non-maximum suppression),
- * best first.
+ * Cats and dogs are one class for duplicate removal: the detector often scores one animal as both
+ * (a dog as 'cat' 43 % and 'dog' 34 % on the same box), and which of the two it is gets decided
+ * afterwards from the classifier's view of the crop (domain/images/analysis.ts, relabelAnimal).
  */
-export function decodeCenterNet(rows: ArrayLike<number>[], frame: Frame, minConfidence = DEFAULT_MIN_CONFIDENCE): Detection[] {
-  const candidates: Detection[] = [];
-  for (const row of rows) {
-    const [x1, y1, x2, y2, score, cls] = [row[0], row[1], row[2], row[3], row[4], row[5]];
-    if (!(score >= minConfidence) || !Number.isInteger(cls) || cls < 0 || cls >= COCO_LABELS.length) continue;
-    const left = clamp01((x1 - frame.left) / frame.width);
-    const top = clamp01((y1 - frame.top) / frame.height);
-    const right = clamp01((x2 - frame.left) / frame.width);
-    const bottom = clamp01((y2 - frame.top) / frame.height);
-    if (right <= left || bottom <= top) continue;
-    candidates.push({ label: COCO_LABELS[cls], confidence: score, box: { left, top, width: right - left, height: bottom - top } });
-  }
-  candidates.sort((a, b) => b.confidence - a.confidence);
+const duplicateGroup = (label: string): string => (label === 'dog' ? 'cat' : label);
+
+/** Best first; a box overlapping a kept box of its class (cats and dogs counting as one) by more than NMS_IOU is dropped. */
+export function removeDuplicates(candidates: Detection[]): Detection[] {
+  const sorted = [...candidates].sort((a, b) => b.confidence - a.confidence);
   const kept: Detection[] = [];
-  for (const c of candidates) {
-    if (kept.some((k) => k.label === c.label && iou(k.box, c.box) > NMS_IOU)) continue;
+  for (const c of sorted) {
+    const group = duplicateGroup(c.label);
+    if (kept.some((k) => duplicateGroup(k.label) === group && iou(k.box, c.box) > NMS_IOU)) continue;
     kept.push(c);
   }
   return kept;
+}
+
+/**
+ * SSDLite-MobileNetV2's raw outputs to detections: `scores` [anchors × 90] (sigmoid, COCO ids 1..90
+ * in columns 0..89) and `boxes` [anchors × 4] as [ymin, xmin, ymax, xmax] fractions of the input,
+ * which is the whole image stretched (so they are fractions of the image). Every (anchor, class)
+ * at or above `minConfidence` is a candidate; boxes are clamped to the image, empty ones dropped,
+ * duplicates removed (removeDuplicates), best first.
+ */
+export function decodeSsd(scores: ArrayLike<number>, boxes: ArrayLike<number>, minConfidence = DEFAULT_MIN_CONFIDENCE): Detection[] {
+  const classes = COCO_LABELS.length;
+  const anchors = Math.min(Math.floor(boxes.length / 4), Math.floor(scores.length / classes));
+  const candidates: Detection[] = [];
+  for (let i = 0; i < anchors; i++) {
+    for (let c = 0; c < classes; c++) {
+      const score = scores[i * classes + c];
+      const label = COCO_LABELS[c];
+      if (!(score >= minConfidence) || label === null) continue;
+      const top = clamp01(boxes[i * 4]);
+      const left = clamp01(boxes[i * 4 + 1]);
+      const bottom = clamp01(boxes[i * 4 + 2]);
+      const right = clamp01(boxes[i * 4 + 3]);
+      if (!(right > left) || !(bottom > top)) continue;
+      candidates.push({ label, confidence: score, box: { left, top, width: right - left, height: bottom - top } });
+    }
+  }
+  return removeDuplicates(candidates);
 }

@@ -49,6 +49,7 @@ const builtIn = (): VisionModels & { calls: string[] } => {
     moderate: async () => (calls.push('moderate'), { unsafe: false, scores: {}, reasons: [], labels: [], threshold: 0.8 }),
     classify: async () => (calls.push('classify'), []),
     detect: async () => (calls.push('detect'), []),
+    examine: async () => (calls.push('examine'), []),
     info: () => [
       { task: 'safety', name: 'builtin-safety', version: '1', licence: 'x', source: 'x' },
       { task: 'detection', name: 'builtin-detector', version: '1', licence: 'x', source: 'x' },
@@ -104,7 +105,8 @@ describe('hosted vision provider', () => {
     expect(await wrapped.detect(await image())).toEqual([]);
     await wrapped.moderate(await image());
     await wrapped.classify(await image());
-    expect(models.calls).toEqual(['moderate', 'classify']);
+    await wrapped.examine(await image(), [null]);
+    expect(models.calls).toEqual(['moderate', 'classify', 'examine']);
     expect(seen).toHaveLength(1);
     expect(wrapped.info().map((model) => [model.task, model.name])).toEqual([
       ['safety', 'builtin-safety'],

@@ -16,7 +16,7 @@ import type { Detection, ModelInfo, VisionModels } from './port.ts';
  *   VISION_PROVIDER_MODEL       the model name (required with the URL)
  *   VISION_PROVIDER_TIMEOUT_MS  per request (default 30 000)
  *
- * Moderation and classification stay with the built-in models, which remain the default and work
+ * Moderation and classification (with crops and embeddings) stay with the built-in models, which remain the default and work
  * offline. The image is sent as a JPEG of at most 1024 px (boxes are fractions, so size does not
  * matter); the answer must be JSON `{"animals":[{"label","confidence","box":{left,top,width,height}}]}`
  * — anything else is an error (thrown: the caller retries or answers analysis_unavailable), never
@@ -127,6 +127,7 @@ export const withVisionProvider = (builtIn: VisionModels, config: VisionProvider
   return {
     moderate: (image) => builtIn.moderate(image),
     classify: (image, topK) => builtIn.classify(image, topK),
+    examine: (image, regions, options) => builtIn.examine(image, regions, options),
     detect: (image, options = {}) => hostedDetect(config, image, options.minConfidence),
     info: (): ModelInfo[] => [
       ...builtIn.info().filter((model) => model.task !== 'detection'),

@@ -1,7 +1,7 @@
 /**
  * The image models behind the VisionModels port (port.ts): open_nsfw (safety) and
- * EfficientNet-Lite0 (classification) on onnxruntime-node, CenterNet (detection) on TensorFlow.js
- * with the wasm backend. Model files come from `npm run models` (scripts/models/, into MODELS_DIR).
+ * EfficientNet-Lite0 (classification, crops and embeddings) on onnxruntime-node, SSDLite-MobileNetV2
+ * (detection) on TensorFlow.js with the wasm backend. Model files come from `npm run models` (scripts/models/, into MODELS_DIR).
  *
  * Nothing loads until the first call: `openVisionModels()` only records the options. The first
  * call reads the manifest (ModelsUnavailableError if the models are not installed) and starts the
@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { ImageDecodeError } from './decode.ts';
 import { DEFAULT_MIN_CONFIDENCE } from './detections.ts';
 import { readManifest, resolveModelDir, type ModelManifest } from './model-files.ts';
-import { ModelsUnavailableError, type Classification, type Detection, type ModelInfo, type SafetyVerdict, type VisionModels } from './port.ts';
+import { CROP_MARGIN, ModelsUnavailableError, type BoundingBox, type Classification, type ClassifierView, type Detection, type ModelInfo, type SafetyVerdict, type VisionModels } from './port.ts';
 import { DEFAULT_SAFETY_THRESHOLD, safetyVerdict } from './safety.ts';
 import type { Reply, Task, TaskBody, WorkerData, WorkerKind } from './worker.ts';
 import { tfjsWasmDir, workerModule } from './worker-module.ts';
@@ -193,6 +193,12 @@ export function openVisionModels(options: VisionOptions = {}): VisionModels {
     async detect(image: Buffer, opts?: { minConfidence?: number }): Promise<Detection[]> {
       const minConfidence = opts?.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
       return call<Detection[]>( { op: 'detect', image: ownBytes(image), minConfidence });
+    },
+    async examine(image: Buffer, regions: readonly (BoundingBox | null)[], opts?: { topK?: number; margin?: number }): Promise<ClassifierView[]> {
+      const topK = Number.isFinite(opts?.topK) ? Math.min(1000, Math.max(1, Math.floor(opts!.topK!))) : 5;
+      const margin = Number.isFinite(opts?.margin) ? Math.min(1, Math.max(0, opts!.margin!)) : CROP_MARGIN;
+      if (regions.length === 0) return [];
+      return call<ClassifierView[]>({ op: 'examine', image: ownBytes(image), regions: regions.map((r) => (r ? { left: r.left, top: r.top, width: r.width, height: r.height } : null)), topK, margin });
     },
     info(): ModelInfo[] {
       try {

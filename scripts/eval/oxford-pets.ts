@@ -1,0 +1,146 @@
+/**
+ * The image pipeline's judgement on the Oxford-IIIT Pet sample (../shared/datasets/oxford-pets-sample/,
+ * 370 photos, 37 breeds × 10; see its README), as `npm run eval:vision` prints it and bench item
+ * 8 measures it. Each photo goes the way an upload goes — its `med` size made by the upload code
+ * (processUpload), the safety model on it, then analyseImage, the labelling processor's own
+ * analysis (detector, classifier on the whole image and on the animal crops, species rule) — on
+ * the real models, in this process, one photo at a time. Per photo:
+ *   species        the species the image is labelled with (cat or dog) is right;
+ *   found          an animal box of the right species (after relabelling) contains the centre of
+ *                  the photo's head box (head-boxes.csv);
+ *   breed top-1/5  `suggested_breed_ids` as the labelling processor makes them today (the
+ *                  classifier's ImageNet breed classes on the whole image matched by name,
+ *                  suggestBreeds), the right breed first / among the first five (ids from
+ *                  reference-data by name); and the same method on the main animal's crop;
+ *   CPU            the process's CPU time (all threads) over the safety call and over analyseImage.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { suggestBreeds, type BreedName } from '../../domain/images/analysis.ts';
+import { processUpload, SIZE_BOUNDS } from '../../infrastructure/images/process-upload.ts';
+import type { VisionModels } from '../../infrastructure/vision/port.ts';
+import { analyseImage } from '../../processors/images/analyse.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const DEFAULT_DATASET = resolve(join(ROOT, '../shared/datasets/oxford-pets-sample'));
+const SPECIES_ID: Record<string, string> = { cat: '1', dog: '2' };
+
+export type PhotoResult = {
+  name: string;
+  species: string;
+  breed: string;
+  predicted: string | null;
+  speciesRight: boolean;
+  anyAnimalOnHead: boolean;
+  found: boolean;
+  animals: { label: string; confidence: number }[];
+  suggested: string[];
+  breedTop1: boolean;
+  breedTop5: boolean;
+  cropTop1: boolean;
+  cropTop5: boolean;
+  /** CPU of analyseImage (detection, classification of the image and up to 3 crops) */
+  cpuMs: number;
+  /** CPU of the safety model's call */
+  safetyCpuMs: number;
+};
+
+export type EvalRun = { dataset: string; results: PhotoResult[]; refused: string[]; wallMs: number };
+
+const breeds = (): BreedName[] =>
+  ['cats.json', 'dogs-1.json', 'dogs-2.json'].flatMap((file) =>
+    (JSON.parse(readFileSync(join(ROOT, 'reference-data/breeds', file), 'utf8')) as BreedName[]).map(({ id, name, species_id }) => ({ id, name, species_id })),
+  );
+const normalise = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+/** Oxford's breed names whose reference-data name differs */
+const RENAMED: Record<string, string> = { german_shorthaired: 'german-shorthaired-pointer', wheaten_terrier: 'soft-coated-wheaten-terrier' };
+
+export const datasetPresent = (dataset = DEFAULT_DATASET): boolean => existsSync(join(dataset, 'labels.csv')) && existsSync(join(dataset, 'head-boxes.csv'));
+
+/** Evaluates `limit` photos spread evenly over the sample (0: all of them). */
+export const evaluateOxfordPets = async (vision: VisionModels, options: { dataset?: string; limit?: number; onProgress?: (done: number, total: number) => void } = {}): Promise<EvalRun> => {
+  const dataset = options.dataset ?? DEFAULT_DATASET;
+  const csv = (file: string): Record<string, string>[] => {
+    const [header, ...rows] = readFileSync(join(dataset, file), 'utf8').trim().split(/\r?\n/).map((line) => line.split(','));
+    return rows.map((row) => Object.fromEntries(header.map((key, i) => [key, row[i]])));
+  };
+  const known = breeds();
+  const breedId = (oxford: string): string => {
+    const id = RENAMED[oxford] ?? known.find((b) => normalise(b.name) === normalise(oxford))?.id;
+    if (!id) throw new Error(`no reference breed named like ${oxford}`);
+    return id;
+  };
+  const heads = new Map(csv('head-boxes.csv').map((row) => [row.image_name, row]));
+  let photos = csv('labels.csv').map((row) => ({ name: row.image_name, breed: row.breed, species: row.species }));
+  const limit = options.limit ?? 0;
+  if (limit > 0 && limit < photos.length) {
+    const step = photos.length / limit;
+    photos = Array.from({ length: limit }, (_, i) => photos[Math.floor(i * step)]);
+  }
+
+  // The `med` size as an upload makes it. A photo the upload checks refuse (a false positive of
+  // theirs: the sample's photos are plain JPEGs) is made the same way by sharp directly, and counted.
+  const refused: string[] = [];
+  const medOf = async (name: string): Promise<Buffer> => {
+    const bytes = readFileSync(join(dataset, 'images', `${name}.jpg`));
+    try {
+      return (await processUpload(bytes)).sizes.med;
+    } catch (error) {
+      refused.push(`${name} (${(error as Error).message})`);
+      return sharp(bytes).rotate().resize({ width: SIZE_BOUNDS.med, height: SIZE_BOUNDS.med, fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer();
+    }
+  };
+  const cpuOf = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+    const before = process.cpuUsage();
+    const result = await work();
+    const used = process.cpuUsage(before);
+    return [result, (used.user + used.system) / 1000];
+  };
+
+  // load the models outside the measurement
+  const first = await medOf(photos[0].name);
+  await vision.moderate(first);
+  await analyseImage(vision, first);
+  refused.length = 0;
+
+  const results: PhotoResult[] = [];
+  const started = performance.now();
+  for (const photo of photos) {
+    const med = await medOf(photo.name);
+    const [, safetyCpuMs] = await cpuOf(() => vision.moderate(med));
+    const [analysis, cpuMs] = await cpuOf(() => analyseImage(vision, med));
+    const head = heads.get(photo.name)!;
+    const cx = (Number(head.xmin) + Number(head.xmax)) / 2 / Number(head.image_width);
+    const cy = (Number(head.ymin) + Number(head.ymax)) / 2 / Number(head.image_height);
+    const onHead = analysis.animals.filter((a) => cx >= a.box.left && cx <= a.box.left + a.box.width && cy >= a.box.top && cy <= a.box.top + a.box.height);
+    const ofSpecies = known.filter((b) => b.species_id === analysis.species);
+    const suggested = suggestBreeds(analysis.whole.top, ofSpecies);
+    const fromCrop = suggestBreeds(analysis.main.top, ofSpecies);
+    const id = breedId(photo.breed);
+    results.push({
+      name: photo.name,
+      species: photo.species,
+      breed: photo.breed,
+      predicted: analysis.species,
+      speciesRight: analysis.species === SPECIES_ID[photo.species],
+      anyAnimalOnHead: onHead.length > 0,
+      found: onHead.some((a) => a.label === photo.species),
+      animals: analysis.animals.map((a) => ({ label: a.label, confidence: Math.round(a.confidence * 1000) / 1000 })),
+      suggested,
+      breedTop1: suggested[0] === id,
+      breedTop5: suggested.slice(0, 5).includes(id),
+      cropTop1: fromCrop[0] === id,
+      cropTop5: fromCrop.slice(0, 5).includes(id),
+      cpuMs,
+      safetyCpuMs,
+    });
+    options.onProgress?.(results.length, photos.length);
+  }
+  return { dataset, results, refused, wallMs: performance.now() - started };
+};
+
+export const share = (results: readonly PhotoResult[], test: (r: PhotoResult) => boolean): number => (results.length ? results.filter(test).length / results.length : Number.NaN);
+export const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+export const quantile = (values: readonly number[], q: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))];
