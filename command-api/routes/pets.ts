@@ -32,9 +32,8 @@ import { addMedia, loadOwnedPet, mediaBlobKey, newMediaId, registerPet, removePe
 import { checkPhoto } from '../uploads/photo-check.ts';
 import { multipartFields, parsePoses } from '../uploads/fields.ts';
 import { receiveMultipart, sweepStaleUploads, type ReceivedFile } from '../uploads/receive.ts';
-import { isobmffComplete } from '../uploads/isobmff.ts';
 import { sniffFile, VIDEO_TYPES } from '../uploads/sniff.ts';
-import { probeVideo } from '../uploads/video-probe.ts';
+import { checkVideo } from '../uploads/video-check.ts';
 import { createReadStream } from 'node:fs';
 
 const PHOTO_FIELDS = ['images', 'images[]'] as const;
@@ -289,10 +288,8 @@ export const petCommandRoutes =
               `the file is ${type ? type.mime : 'not a recognised video'}: videos must be MP4, MOV, WebM, AVI, MPEG or 3GP`,
             );
           }
+          const probe = await checkVideo(file.path, video);
           const { container, mime } = video;
-          const isobmff = container === 'mp4' || container === 'mov' || container === '3gp';
-          const probe = isobmff && !(await isobmffComplete(file.path)) ? null : await probeVideo(file.path);
-          if (!probe) throw new DomainError('invalid_media', `the ${container.toUpperCase()} file cannot be read as a video (damaged or cut short)`);
           const given = meta.age_years !== undefined || meta.age_months !== undefined;
           const mediaId = newMediaId();
           const item: PetMedia = {
