@@ -35,6 +35,7 @@ import { receiveMultipart, sweepStaleUploads, type ReceivedFile } from '../uploa
 import { sniffFile, VIDEO_TYPES } from '../uploads/sniff.ts';
 import { checkVideo } from '../uploads/video-check.ts';
 import { createReadStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 
 const PHOTO_FIELDS = ['images', 'images[]'] as const;
 
@@ -60,6 +61,11 @@ const photoCandidates = async (petId: string, files: ReceivedFile[], meta: Photo
   const candidates: { item: PetMedia; file: ReceivedFile }[] = [];
   for (const [index, file] of files.entries()) {
     const photo = await checkPhoto(file.path, file.size, `file ${index}${file.filename ? ` (${file.filename})` : ''}`);
+    // What is stored is the cleaned photo (no comments or metadata): it replaces the received file,
+    // so one photo at a time is held in memory. content_hash stays the upload's (identical uploads
+    // find the existing record).
+    const storedSize = photo.bytes.length;
+    if (photo.changed) await writeFile(file.path, photo.bytes);
     const mediaId = newMediaId();
     candidates.push({
       file,
@@ -69,7 +75,7 @@ const photoCandidates = async (petId: string, files: ReceivedFile[], meta: Photo
         blob_key: mediaBlobKey(petId, mediaId),
         content_hash: file.sha256,
         mime_type: photo.mime,
-        size_bytes: file.size,
+        size_bytes: storedSize,
         width: photo.width,
         height: photo.height,
         pose: poses.get(index) ?? null,
