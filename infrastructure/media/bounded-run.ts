@@ -26,8 +26,11 @@ export type BoundedRun = {
   timeoutMs: number;
   /** Bytes of stdout after which the child is killed: the reader never holds more than this. */
   maxStdoutBytes: number;
-  /** Streams stdout to the caller instead of collecting it (still counted against maxStdoutBytes). */
-  onStdout?: (chunk: Buffer) => void;
+  /**
+   * Streams stdout to the caller instead of collecting it (still counted against maxStdoutBytes).
+   * Answering 'enough' ends the run there: the child is killed and the run counts as a success.
+   */
+  onStdout?: (chunk: Buffer) => void | 'enough';
   memoryBytes?: number;
 };
 
@@ -36,8 +39,8 @@ export type BoundedResult = {
   ok: boolean;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
-  /** Why this side killed the child, if it did. */
-  stopped: 'timeout' | 'output_limit' | null;
+  /** Why this side killed the child, if it did ('enough': the caller had all it wanted). */
+  stopped: 'timeout' | 'output_limit' | 'enough' | null;
   stdout: Buffer;
   /** The first 4 KiB of stderr. */
   stderr: string;
@@ -116,8 +119,8 @@ export const runBounded = (run: BoundedRun): Promise<BoundedResult> =>
             kill('output_limit');
             return;
           }
-          if (run.onStdout) run.onStdout(chunk);
-          else chunks.push(chunk);
+          if (!run.onStdout) chunks.push(chunk);
+          else if (run.onStdout(chunk) === 'enough') kill('enough');
         });
         child.stderr.on('data', (chunk: Buffer) => {
           if (stderr.length < 4096) stderr += chunk.toString('utf8').slice(0, 4096 - stderr.length);
@@ -127,7 +130,7 @@ export const runBounded = (run: BoundedRun): Promise<BoundedResult> =>
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          resolve({ ok: exitCode === 0 && !stopped, exitCode, signal, stopped, stdout: Buffer.concat(chunks), stderr: error ? `${error.message}\n${stderr}` : stderr });
+          resolve({ ok: stopped === 'enough' || (exitCode === 0 && !stopped), exitCode, signal, stopped, stdout: Buffer.concat(chunks), stderr: error ? `${error.message}\n${stderr}` : stderr });
         };
         // A binary that cannot be started fails at once ('close' may never follow 'error' then).
         child.on('error', (error) => {

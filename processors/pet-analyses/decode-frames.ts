@@ -24,8 +24,8 @@ export const DecodeSettings = {
 };
 
 /**
- * Decodes a video into small grey frames: ffmpeg drops it to `fps` frames a second, scales it to
- * width × height and writes raw 8-bit grey pixels to a pipe, which is cut into frames here. The
+ * Decodes a video into small grey frames: ffmpeg scales it to width × height, drops it to `fps`
+ * frames a second and writes raw 8-bit grey pixels to a pipe, which is cut into frames here. The
  * raw frames never touch the disk. The compressed video itself is copied from the blob store to a
  * temporary file first, because MP4/MOV files whose index sits at the end cannot be read from a
  * pipe; that file is removed whatever happens.
@@ -34,8 +34,8 @@ export const DecodeSettings = {
  * environment, SIGKILL after `timeoutMs`): the demuxer is forced from the sniffed container with
  * only the `file` protocol and the decoder whitelist; `-t` bounds the input read AND the output
  * (the `fps` filter fills a timestamp gap with copies of the last frame, so the input bound alone
- * bounds nothing), `-frames:v` caps the frames written, and the reader kills ffmpeg the moment more
- * than maxSeconds × fps frames arrive — at most ≈ 9 MB of frames are ever held.
+ * bounds nothing), `-frames:v` caps the frames written, and the reader stops ffmpeg the moment
+ * maxSeconds × fps frames have arrived — at most ≈ 9 MB of frames are ever held.
  */
 export const decodeGreyFrames = async (video: Readable, settings = DecodeSettings): Promise<Frames> => {
   const dir = join(tmpdir(), 'animal-data-analyses');
@@ -59,19 +59,26 @@ export const decodeGreyFrames = async (video: Readable, settings = DecodeSetting
         '-i', `file:${path}`,
         '-map', '0:v:0', '-an', '-sn', '-dn',
         '-filter_threads', '1',
-        '-vf', `fps=${settings.fps},scale=${settings.width}:${settings.height},format=gray`,
+        // Scaled first, then dropped to `fps`: the frames `fps` makes up to fill a timestamp gap are
+        // then copies of a small grey frame; in the other order every copy went through the scaler
+        // (a crafted 7 KB file kept ffmpeg busy for over a minute before its first 480 frames).
+        '-vf', `scale=${settings.width}:${settings.height},format=gray,fps=${settings.fps}`,
         '-t', String(settings.maxSeconds),
         '-frames:v', String(maxFrames),
         '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1',
       ],
       timeoutMs: settings.timeoutMs,
-      maxStdoutBytes: maxFrames * frameBytes,
+      // A backstop: the reader has stopped ffmpeg long before (a pipe chunk is at most 64 KiB).
+      maxStdoutBytes: maxFrames * frameBytes + 1024 * 1024,
       onStdout: (chunk) => {
         pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-        while (pending.length >= frameBytes) {
+        while (pending.length >= frameBytes && frames.length < maxFrames) {
           frames.push(new Uint8Array(pending.subarray(0, frameBytes)));
           pending = pending.subarray(frameBytes);
         }
+        // All the frames the analysis reads: ffmpeg is stopped rather than left to flush the rest
+        // of a gap its `fps` filter is filling (that flush alone took minutes on a crafted file).
+        return frames.length >= maxFrames ? 'enough' : undefined;
       },
     });
     if (result.stopped === 'timeout') throw new Error(`decoding took longer than ${settings.timeoutMs / 1000} s`);
