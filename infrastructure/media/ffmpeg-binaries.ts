@@ -10,8 +10,9 @@ import ffprobeInstaller from '@ffprobe-installer/ffprobe';
  * 2. the system's (`ffmpeg` / `ffprobe` on the PATH: Debian's 5.1.x with its security updates,
  *    installed by `.ci/run` and the Dockerfile);
  * 3. only as a fallback, the static binaries @ffmpeg-installer/ffmpeg and @ffprobe-installer/ffprobe
- *    ship inside their npm tarballs — a 2018 build (4.1-dev) that predates fixes for memory-safety
- *    bugs in demuxers and decoders reachable from uploads; a warning names it when it is used.
+ *    ship inside their npm tarballs — ffmpeg a 2018 build (4.1-dev) that predates fixes for
+ *    memory-safety bugs in demuxers and decoders reachable from uploads, ffprobe an unversioned 2023
+ *    git snapshot; neither gets security updates, and a warning names the binary when it is used.
  */
 export type MediaBinary = { path: string; source: 'env' | 'system' | 'npm-fallback' };
 
@@ -38,7 +39,7 @@ const resolve = (name: 'ffmpeg' | 'ffprobe', envName: string, fallback: string):
     const system = fromEnv ? null : onPath(name);
     binary = fromEnv ? { path: fromEnv, source: 'env' } : system ? { path: system, source: 'system' } : { path: ensureExecutable(fallback), source: 'npm-fallback' };
     if (binary.source === 'npm-fallback') {
-      process.emitWarning(`no ${name} on the PATH: using the 2018 static build from npm (${fallback}); install the system's (apt-get install ffmpeg)`, { code: 'MEDIA_FFMPEG_FALLBACK' });
+      process.emitWarning(`no ${name} on the PATH: using the unmaintained static build from npm (${fallback}); install the system's (apt-get install ffmpeg)`, { code: 'MEDIA_FFMPEG_FALLBACK' });
     }
     resolved.set(key, binary);
   }
