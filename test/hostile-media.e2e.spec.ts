@@ -238,6 +238,7 @@ describe('hostile media', () => {
     const cases: [string, Buffer, number, string | null][] = [
       ['huge duration (2,000,000 s stated)', hostile.hugeDuration(clips.mp4, 100_000), 400, 'video_duration_invalid'],
       ['12,500 s timestamp gap, stated', hostile.timestampGap(clips.mp4, 12_500, true), 400, 'video_duration_invalid'],
+      ['no duration stated anywhere', hostile.noDuration(clips.mp4), 400, 'video_duration_invalid'],
       ['20,000-entry edit list', hostile.oversizedEditList(clips.long, 20_000), 400, 'video_too_complex'],
       ['truncated moov', hostile.truncatedAtom(clips.mp4), 400, 'invalid_media'],
       ['child atom longer than its parent', overlong, 400, 'invalid_media'],

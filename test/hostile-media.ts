@@ -103,6 +103,22 @@ export const hugeDuration = (clip: Buffer, secondsPerFrame: number): Buffer => {
   return serialise(boxes);
 };
 
+/** Movie, track and media durations all zero (and no edit list): the file states no duration at all. */
+export const noDuration = (clip: Buffer): Buffer => {
+  const boxes = parseBoxes(clip);
+  withoutEdits(boxes);
+  const zero = (path: string, offset: number) => {
+    const node = find(boxes, path);
+    const data = Buffer.from(node.data!);
+    data.writeUInt32BE(0, offset);
+    node.data = data;
+  };
+  zero('moov/mvhd', 16);
+  zero('moov/trak/tkhd', 20);
+  zero('moov/trak/mdia/mdhd', 16);
+  return serialise(boxes);
+};
+
 /** An edit list of `edits` entries (ffmpeg rebuilds its index for each: 20,000 made ffprobe use 2 GB). */
 export const oversizedEditList = (clip: Buffer, edits: number): Buffer => {
   const boxes = parseBoxes(clip);
