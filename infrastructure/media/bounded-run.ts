@@ -39,8 +39,8 @@ export type BoundedResult = {
   ok: boolean;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
-  /** Why this side killed the child, if it did ('enough': the caller had all it wanted). */
-  stopped: 'timeout' | 'output_limit' | 'enough' | null;
+  /** Why this side killed the child, if it did ('enough': the caller had all it wanted; 'reader_error': the caller's onStdout threw). */
+  stopped: 'timeout' | 'output_limit' | 'enough' | 'reader_error' | null;
   stdout: Buffer;
   /** The first 4 KiB of stderr. */
   stderr: string;
@@ -119,8 +119,15 @@ export const runBounded = (run: BoundedRun): Promise<BoundedResult> =>
             kill('output_limit');
             return;
           }
-          if (!run.onStdout) chunks.push(chunk);
-          else if (run.onStdout(chunk) === 'enough') kill('enough');
+          if (!run.onStdout) {
+            chunks.push(chunk);
+            return;
+          }
+          try {
+            if (run.onStdout(chunk) === 'enough') kill('enough');
+          } catch {
+            kill('reader_error');
+          }
         });
         child.stderr.on('data', (chunk: Buffer) => {
           if (stderr.length < 4096) stderr += chunk.toString('utf8').slice(0, 4096 - stderr.length);
