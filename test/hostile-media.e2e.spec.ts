@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ffmpegPath } from '../infrastructure/media/ffmpeg-binaries.ts';
+import { ffmpegPath, ffprobePath } from '../infrastructure/media/ffmpeg-binaries.ts';
 import { MediaLimits } from '../infrastructure/media/bounded-run.ts';
 import { probeVideo } from '../command-api/uploads/video-probe.ts';
 import { decodeGreyFrames, DecodeSettings } from '../processors/pet-analyses/decode-frames.ts';
@@ -45,8 +45,7 @@ let apiKey = '';
 let listener: Server;
 let listenerPort = 0;
 let connections = 0;
-let canaryOpened = false;
-let canaryWatch: Promise<void> | null = null;
+let canaryWatch: ReturnType<typeof watchFifo> | null = null;
 let sampler: ReturnType<typeof setInterval> | null = null;
 let peakTree = 0;
 const mediaChildren = new Map<number, { command: string; env: string[] }>();
@@ -110,6 +109,25 @@ const mediaDescendants = () =>
         return false;
       }
     });
+
+/** A FIFO that notices being opened: opening it for writing completes only once someone opens it to read. */
+const watchFifo = (path: string) => {
+  execFileSync('mkfifo', [path]);
+  let opened = false;
+  const pending = open(path, constants.O_WRONLY).then(async (handle) => {
+    opened = true;
+    await handle.close();
+  });
+  return {
+    opened: () => opened,
+    /** Completes the pending open (by opening the read end) once the watch is over. */
+    release: async () => {
+      const reader = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
+      await reader?.close();
+      await pending.catch(() => undefined);
+    },
+  };
+};
 
 // ---------------------------------------------------------------- requests
 
@@ -176,12 +194,7 @@ beforeAll(async () => {
   await run(ffmpegPath(), ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=25', '-t', '60', '-c:v', 'mpeg4', '-g', '1000', '-pix_fmt', 'yuv420p', long]);
   clips.long = readFileSync(long);
 
-  // The canary: a FIFO. Opening it for writing completes only once someone opens it to read.
-  execFileSync('mkfifo', [canary]);
-  canaryWatch = open(canary, constants.O_WRONLY).then(async (handle) => {
-    canaryOpened = true;
-    await handle.close();
-  });
+  canaryWatch = watchFifo(canary);
   listener = createServer((socket) => {
     connections += 1;
     socket.destroy();
@@ -212,9 +225,7 @@ afterAll(async () => {
   await service?.stop('SIGKILL');
   listener?.close();
   // Release the canary's pending open (it is no longer watched), then remove everything.
-  const reader = await open(canary, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
-  await reader?.close();
-  await canaryWatch?.catch(() => undefined);
+  await canaryWatch?.release();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -263,14 +274,15 @@ describe('hostile media', () => {
       ['590 s gap, stated', hostile.timestampGap(clips.mp4, 590, true), 'gap.mp4'],
       ['12,500 s gap, not stated', hostile.timestampGap(clips.mp4, 12_500, false), 'gap2.mp4'],
       ['50 million samples', hostile.hugeSampleTable(clips.mp4, 50_000_000), 'samples.mp4'],
-      ['external data reference', hostile.externalReference(clips.mp4, `file://${canary}`), 'dref.mp4'],
-      ['external data reference (http)', hostile.externalReference(clips.mp4, `http://127.0.0.1:${listenerPort}/media.mp4`), 'dref2.mp4'],
+      ['external data references (absolute path, loopback URL)', hostile.externalReference(clips.mp4, canary, `http://127.0.0.1:${listenerPort}/media.mp4`), 'dref.mp4'],
       ['HLS in an AVI subtitle stream', hostile.hlsInAvi(clips.avi, `#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:10.0,\nfile://${canary}\n#EXTINF:10.0,\nhttp://127.0.0.1:${listenerPort}/x.ts\n#EXT-X-ENDLIST\n`), 'subs.avi'],
     ];
     const pets: string[] = [];
+    const outcomes: string[] = [];
     for (const [label, bytes, name] of accepted) {
       const petId = await newPet(label);
       const response = await uploadVideo(petId, bytes, name);
+      outcomes.push(`${label} → ${response.status}${response.status === 201 ? '' : ` ${response.body.code}`}`);
       expect([201, 400], `${label}: ${JSON.stringify(response.body)}`).toContain(response.status);
       if (response.status === 201) {
         expect(response.body.duration_seconds, label).toBeLessThanOrEqual(600);
@@ -283,6 +295,7 @@ describe('hostile media', () => {
     const started = Date.now();
     const results = await Promise.all(pets.map((petId) => analyse(petId)));
     for (const result of results) expect(['completed', 'failed']).toContain(result.status);
+    figures.push(`crafted videos: ${outcomes.join(', ')}`);
     figures.push(`${pets.length} crafted videos stored and analysed in ${((Date.now() - started) / 1000).toFixed(1)} s (${results.map((result) => `${result.status}${result.failure_reason ? `: ${result.failure_reason}` : ''}`).join(' | ')})`);
   });
 
@@ -305,6 +318,19 @@ describe('hostile media', () => {
     figures.push(`bounded ffprobe on the edit-list bomb: ${outcome.ok ? 'read' : outcome.reason}, peak RSS ${(peak / MiB).toFixed(0)} MiB (limit ${MediaLimits.memoryBytes / MiB} MiB of data)`);
     // The data limit plus the mapped code and libraries; 754 MB without it.
     expect(peak).toBeLessThan(MediaLimits.memoryBytes + 96 * MiB);
+  });
+
+  it('control: the canary notices ffprobe following the reference when drefs and absolute paths are on', { timeout: 60_000 }, async () => {
+    const control = watchFifo(join(dir, 'control-canary'));
+    try {
+      const path = join(dir, 'control.mp4');
+      writeFileSync(path, hostile.externalReference(clips.mp4, join(dir, 'control-canary'), 'http://127.0.0.1:9/'));
+      await run(ffprobePath(), ['-v', 'quiet', '-f', 'mov', '-enable_drefs', '1', '-use_absolute_path', '1', '-show_format', path], { timeout: 10_000 }).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(control.opened()).toBe(true);
+    } finally {
+      await control.release();
+    }
   });
 
   it('decoding stops at its frame cap even on files the upload refuses', { timeout: 120_000 }, async () => {
@@ -382,7 +408,7 @@ describe('hostile media', () => {
     figures.push(`process tree peak RSS ${(peakTree / MiB).toFixed(0)} MiB (bound ${MAX_TREE_RSS / MiB})`, `${mediaChildren.size} ffmpeg/ffprobe children seen`);
     expect(peakTree, `peak ${(peakTree / MiB).toFixed(0)} MiB`).toBeLessThan(MAX_TREE_RSS);
     for (const [pid, child] of mediaChildren) expect(child.env, `${child.command} (${pid})`).toEqual(['PATH']);
-    expect(canaryOpened, 'the canary file was opened').toBe(false);
+    expect(canaryWatch!.opened(), 'the canary file was opened').toBe(false);
     expect(connections, 'the loopback listener was contacted').toBe(0);
     const health = await fetch(`${service.url}/health`);
     expect(health.status).toBe(200);

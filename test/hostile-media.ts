@@ -150,13 +150,38 @@ export const hugeSampleTable = (clip: Buffer, samples: number): Buffer => {
   return serialise(boxes);
 };
 
-/** A `dref` whose entry is not self-contained: the samples live in another file, named by URL. */
-export const externalReference = (clip: Buffer, url: string): Buffer => {
+/**
+ * A `dref` whose first entry (the one the sample description points at) is a Macintosh alias record
+ * naming an absolute path: ffmpeg with `-enable_drefs 1 -use_absolute_path 1` opens that file for
+ * the samples. A second entry names a URL.
+ */
+export const externalReference = (clip: Buffer, path: string, url: string): Buffer => {
   const boxes = parseBoxes(clip);
   const dinf = find(boxes, 'moov/trak/mdia/minf/dinf');
-  const entry = box('url ', Buffer.concat([u32(0), Buffer.from(`${url}\u0000`, 'latin1')]));
-  const alias = box('alis', Buffer.concat([u32(0), Buffer.from(`${url}\u0000`, 'latin1')]));
-  dinf.children = [{ type: 'dref', data: Buffer.concat([u32(0, 2), entry, alias]) }];
+  const name = Buffer.alloc(64);
+  name.writeUInt8(Math.min(63, path.length), 0);
+  name.write(path.slice(-63), 1, 'latin1');
+  const target = Buffer.from(path, 'latin1');
+  const padded = Buffer.concat([target, Buffer.alloc(target.length % 2)]);
+  const record = Buffer.alloc(4);
+  record.writeUInt16BE(2, 0); // absolute path
+  record.writeUInt16BE(target.length, 2);
+  const end = Buffer.from([0xff, 0xff, 0, 0]);
+  const alias = Buffer.concat([
+    Buffer.alloc(10), // creator, record size, version, kind
+    Buffer.alloc(28), // volume name (length 0)
+    Buffer.alloc(12), // volume date, file system, disk type
+    name, // file name (length, 63 bytes)
+    Buffer.alloc(16), // parent id, file number, creation date
+    Buffer.from([0, 0, 0, 0]), // levels up from alias / down to target: none (absolute)
+    Buffer.alloc(16),
+    record,
+    padded,
+    end,
+  ]);
+  const aliasEntry = box('alis', Buffer.concat([u32(0), alias]));
+  const urlEntry = box('url ', Buffer.concat([u32(0), Buffer.from(`${url}\u0000`, 'latin1')]));
+  dinf.children = [{ type: 'dref', data: Buffer.concat([u32(0, 2), aliasEntry, urlEntry]) }];
   return serialise(boxes);
 };
 
