@@ -76,8 +76,8 @@ export const decodeGreyFrames = async (video: Readable, settings = DecodeSetting
           frames.push(new Uint8Array(pending.subarray(0, frameBytes)));
           pending = pending.subarray(frameBytes);
         }
-        // All the frames the analysis reads: ffmpeg is stopped rather than left to flush the rest
-        // of a gap its `fps` filter is filling (that flush alone took minutes on a crafted file).
+        // All the frames the analysis reads: ffmpeg is stopped there rather than left to go on
+        // filling a timestamp gap it would only be cut off from later.
         return frames.length >= maxFrames ? 'enough' : undefined;
       },
     });
