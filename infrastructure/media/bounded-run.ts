@@ -11,10 +11,15 @@ const MiB = 1024 * 1024;
  * - MEDIA_CHILD_MEMORY_MB (default 256): each child's data segment (RLIMIT_DATA: heap and private
  *   mappings), so the children of a process together use at most concurrency × this much.
  */
+const setting = (name: string, fallback: number, min: number): number => {
+  const value = Number(process.env[name]);
+  return process.env[name]?.trim() && Number.isFinite(value) ? Math.max(min, Math.floor(value)) : fallback;
+};
+
 export const MediaLimits = {
-  concurrency: Math.max(1, Number(process.env.MEDIA_CONCURRENCY) || 2),
-  maxWaiting: Math.max(0, Number(process.env.MEDIA_QUEUE ?? 32) || 0),
-  memoryBytes: Math.max(64, Number(process.env.MEDIA_CHILD_MEMORY_MB) || 256) * MiB,
+  concurrency: setting('MEDIA_CONCURRENCY', 2, 1),
+  maxWaiting: setting('MEDIA_QUEUE', 32, 0),
+  memoryBytes: setting('MEDIA_CHILD_MEMORY_MB', 256, 64) * MiB,
 };
 
 export const mediaSlots: MediaSlots = createMediaSlots(MediaLimits.concurrency, MediaLimits.maxWaiting);
