@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
+import { ffmpegPath } from '../infrastructure/media/ffmpeg-binaries.ts';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, storedBlobKeys, type TestService } from './service.ts';
@@ -13,7 +13,7 @@ import { startTestService, storedBlobKeys, type TestService } from './service.ts
  * Pet photos and videos through real multipart requests: stored media records, identical bytes,
  * the 100-photos-per-24-hours rule (also under parallel requests), videos probed with ffprobe,
  * and bad uploads — each a precise 4xx with nothing stored and no temporary file left.
- * Test videos are made by ffmpeg itself (the binary @ffmpeg-installer ships).
+ * Test videos are made by ffmpeg itself (the build the service runs: infrastructure/media/ffmpeg-binaries.ts).
  */
 
 let service: TestService;
@@ -25,7 +25,7 @@ const videos: Record<string, Buffer> = {};
 
 const ffmpeg = async (args: string[], out: string): Promise<Buffer> => {
   const path = join(work, out);
-  await run(ffmpegInstaller.path, ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-t', '2', ...args, path]);
+  await run(ffmpegPath(), ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-t', '2', ...args, path]);
   return readFileSync(path);
 };
 
