@@ -30,6 +30,7 @@ import { API_KEY_SECURITY_SCHEMES } from './api-key.ts';
 import { registerHttpMetrics, type HttpMetricsOptions } from './metrics.ts';
 import { prettyTransport } from '../infrastructure/logger.ts';
 import { sharedSerializers } from './serializers.ts';
+import { registerJsonBody } from './json-body.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -111,6 +112,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
   documentHttpErrors(app);
   documentResponseHeaders(app, { rateLimited: options.rateLimit !== false });
   app.setValidatorCompiler(validatorCompiler);
+  registerJsonBody(app);
   app.addSchema(ErrorEnvelope);
   // (A callback hook: an async one costs a promise per response, on every route.)
   app.addHook('onSend', (request, reply, payload, done) => {

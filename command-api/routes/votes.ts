@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CreatedVote, CreateVoteBody, voteFromCast } from '../../contracts/votes.ts';
 import { errors, NumericIdParams, Success } from '../../contracts/common.ts';
@@ -60,6 +60,19 @@ export const voteCommandRoutes =
       },
     );
 
+    const deleteVote = async (request: FastifyRequest<{ Params: { id: number } }>) => {
+      const account = accountOf(request);
+      const result = await handleCommand(
+        deps.eventStore,
+        voteStream(request.params.id),
+        voteDecider,
+        { type: 'DeleteVote', account_id: account.id, now: new Date().toISOString() },
+        contextOf(request),
+      );
+      await recordWrite(deps, account.id, result.position);
+      return { message: 'SUCCESS' as const };
+    };
+
     app.delete(
       '/votes/:id',
       {
@@ -71,17 +84,22 @@ export const voteCommandRoutes =
         },
         config: { feature: 'votes' },
       },
-      async (request) => {
-        const account = accountOf(request);
-        const result = await handleCommand(
-          deps.eventStore,
-          voteStream(request.params.id),
-          voteDecider,
-          { type: 'DeleteVote', account_id: account.id, now: new Date().toISOString() },
-          contextOf(request),
-        );
-        await recordWrite(deps, account.id, result.position);
-        return { message: 'SUCCESS' as const };
+      deleteVote,
+    );
+
+    // TheCatAPI's OpenAPI description and Postman collection delete a vote at the singular path.
+    app.delete(
+      '/vote/:id',
+      {
+        schema: {
+          tags: ['votes'],
+          summary: 'Delete one of your votes (TheCatAPI\'s singular path; use DELETE /v1/votes/{id})',
+          deprecated: true,
+          params: NumericIdParams,
+          response: { 200: Success, ...errors(404) },
+        },
+        config: { feature: 'votes' },
       },
+      deleteVote,
     );
   };
