@@ -172,3 +172,4 @@ export const SearchBreedsQuery = Type.Object({
 export type SearchBreedsQuery = Static<typeof SearchBreedsQuery>;
 
 export const BreedReadQuery = Type.Object({ lang: Lang });
+

@@ -12,6 +12,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ErrorEnvelope } from '../contracts/common.ts';
+import { Image } from '../contracts/image-resource.ts';
 import { PAGINATION_HEADERS } from '../contracts/paging.ts';
 import { envelope, registerErrorHandling } from './errors.ts';
 import { registerAuth, type AuthDependencies } from './auth.ts';
@@ -114,6 +115,8 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBody(app);
   app.addSchema(ErrorEnvelope);
+  // The one Image schema every answer carrying an image references (#/components/schemas/Image).
+  app.addSchema(Image);
   // (A callback hook: an async one costs a promise per response, on every route.)
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);

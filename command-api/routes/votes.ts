@@ -9,6 +9,7 @@ import { accountOf } from '../../http/auth.ts';
 import { BodyLimits } from '../../http/limits.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { withFreshNumericId } from '../handlers/fresh-id.ts';
+import { imageAnswers } from '../handlers/image-answers.ts';
 
 /**
  * Votes are accepted for any well-formed image id: the service does not (yet) hold a catalogue
@@ -19,6 +20,7 @@ export const voteCommandRoutes =
   (deps: CommandApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const answers = imageAnswers(deps);
 
     app.post(
       '/votes',
@@ -56,7 +58,8 @@ export const voteCommandRoutes =
           ),
         );
         await recordWrite(deps, account.id, result.position);
-        return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data) });
+        const image = await answers.embedded(request, body.image_id, { accountId: account.id });
+        return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data, image) });
       },
     );
 
