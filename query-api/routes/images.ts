@@ -46,7 +46,10 @@ export const imageQueryRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const query = request.query;
-        const scope = query.account_id !== undefined ? { account_id: query.account_id, $or: [{ public: true }, { account_id: account.id }] } : { $or: [{ public: true }, { account_id: account.id }] };
+        // sub_id names the caller's own end users: with it, only the caller's own images match (another
+        // account's end-user ids are never shown, nor matched: no oracle for guessing them).
+        const visible = query.sub_id !== undefined ? { account_id: account.id } : { $or: [{ public: true }, { account_id: account.id }] };
+        const scope = query.account_id !== undefined ? { $and: [{ account_id: query.account_id }, visible] } : visible;
         const filter = await imageFilter(deps.readStore, scope, query);
         const docs = await pageStyleA(reply, images(), filter, query, { sortField: sortFieldOf(query.order_by), defaultOrder: 'RANDOM' });
         const language = ServedLanguage.of(request);
