@@ -32,6 +32,7 @@ import { registerHttpMetrics, type HttpMetricsOptions } from './metrics.ts';
 import { prettyTransport } from '../infrastructure/logger.ts';
 import { sharedSerializers } from './serializers.ts';
 import { registerJsonBody } from './json-body.ts';
+import { registerOperationIds } from './operation-ids.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -110,6 +111,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   recordRouteTable(app);
+  registerOperationIds(app);
   documentHttpErrors(app);
   documentResponseHeaders(app, { rateLimited: options.rateLimit !== false });
   app.setValidatorCompiler(validatorCompiler);

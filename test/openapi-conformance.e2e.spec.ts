@@ -253,6 +253,7 @@ describe('every documented response matches the served OpenAPI document', () => 
       ['/v1/favourites/{id}', 'get', '200'],
       ['/v1/images/{imageId}/public-requests', 'get', '200'],
       ['/v1/images/{imageId}/public-requests/decision', 'post', '200'],
+      ['/v1/breeds/search', 'get', '200'],
     ]) {
       expect(refersToImage(path, method, status), `${method.toUpperCase()} ${path} ${status}`).toBe(true);
     }
@@ -267,6 +268,7 @@ describe('every documented response matches the served OpenAPI document', () => 
     await check('get', '/v1/images/{id}', `/v1/images/${image.body.id}`, { status: 200 });
     await check('post', '/v1/images/{imageId}/public-requests', `/v1/images/${image.body.id}/public-requests`, { body: {}, status: 201 });
     await check('post', '/v1/images/{imageId}/public-requests/decision', `/v1/images/${image.body.id}/public-requests/decision`, { body: { status: 'approved' }, key: ADMIN_KEY, status: 200 });
+    await check('get', '/v1/breeds/search', '/v1/breeds/search?q=a&limit=20&attach_image=1', { status: 200 });
     expect(problems).toEqual([]);
   });
 
