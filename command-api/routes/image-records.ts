@@ -9,7 +9,7 @@ import {
   PublicRequestDecisionBody,
   PublicRequestParams,
 } from '../../contracts/public-requests.ts';
-import { unknownImage, type Image } from '../../contracts/image-resource.ts';
+import { unknownImage, type EmbeddedImage } from '../../contracts/image-resource.ts';
 import { imageBreedsDecider } from '../../domain/images/breeds.ts';
 import { deleteImageDecider } from '../../domain/images/delete.ts';
 import { imageStream, type ImageEvent, type ImagePublicRequestDecided, type ImagePublicRequested, type ImageUploaded } from '../../domain/images/image.ts';
@@ -49,10 +49,12 @@ export const imageRecordCommandRoutes =
     };
 
     const answers = imageAnswers(deps);
-    /** The image a public request is about, as it stands after the write at `position` (as its owner, or an admin, sees it). */
-    const imageAfter = async (request: FastifyRequest, imageId: string, position: bigint | null): Promise<Image> =>
-      (await answers.current(request, imageId, position, { accountId: request.account?.id ?? null, admin: request.isAdmin === true })) ??
-      (unknownImage(imageId) as unknown as Image);
+    /**
+     * The image a public request is about, as it stands after the write at `position` (as its owner,
+     * or an admin, sees it); its id alone if it was deleted in between.
+     */
+    const imageAfter = async (request: FastifyRequest, imageId: string, position: bigint | null): Promise<EmbeddedImage> =>
+      (await answers.current(request, imageId, position, { accountId: request.account?.id ?? null, admin: request.isAdmin === true })) ?? unknownImage(imageId);
 
     app.delete(
       '/images/:id',
