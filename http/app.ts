@@ -31,7 +31,7 @@ import { API_KEY_SECURITY_SCHEMES } from './api-key.ts';
 import { registerHttpMetrics, type HttpMetricsOptions } from './metrics.ts';
 import { prettyTransport } from '../infrastructure/logger.ts';
 import { sharedSerializers } from './serializers.ts';
-import { registerJsonBody } from './json-body.ts';
+import { markOptionalBodies, registerJsonBody } from './json-body.ts';
 import { registerOperationIds } from './operation-ids.ts';
 
 export type HttpApp = FastifyInstance<
@@ -152,6 +152,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
       security: [{ apiKey: [] }, { apiKeyQuery: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
+    transformObject: (document) => markOptionalBodies('openapiObject' in document ? document.openapiObject : document.swaggerObject, app.routeTable),
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs', uiConfig: { deepLinking: true } });
 

@@ -117,6 +117,10 @@ describe('the analyses read season, country and lang from a JSON body too', () =
         expectEnvelope(await service.request('POST', `${path}?season=summer`, { key, ...options }), 400, 'pet_has_no_photos');
       }
     }
+    // The OpenAPI document says the body may be left out (generated clients need not send one).
+    const document = (await service.request('GET', '/v1/openapi.json', { key: null })).body;
+    for (const operation of operations) expect(document.paths[`/v1/pets/{petId}/${operation}`].post.requestBody.required, operation).toBe(false);
+    expect(document.paths['/v1/pets/{petId}/portrait'].post.requestBody.required).toBe(true);
     const portrait = `/v1/pets/${pet.body.id}/portrait`;
     expectEnvelope(await service.request('POST', portrait, { key, body: { style: 'studio', season: 'monsoon' } }), 400, 'validation_failed');
     expectEnvelope(await service.request('POST', `${portrait}?season=monsoon`, { key, body: { style: 'studio' } }), 400, 'validation_failed');

@@ -12,7 +12,6 @@ import {
   MuscleConditionResult,
 } from '../../contracts/body-condition.ts';
 import { EstimateBody, EstimateQuery, estimateInputOf } from '../../contracts/pet-analyses.ts';
-import { bodyMayBeAbsent } from '../../http/json-body.ts';
 import { PetIdParams } from '../../contracts/pets.ts';
 import { accountOf } from '../../http/auth.ts';
 import { BodyLimits } from '../../http/limits.ts';
@@ -43,8 +42,7 @@ export const bodyConditionCommandRoutes =
           response: { 200: BodyConditionResult, ...errors(404, 422, 503) },
         },
         bodyLimit: BodyLimits.smallJson,
-        config: { feature: 'body_condition' },
-        preValidation: bodyMayBeAbsent,
+        config: { feature: 'body_condition', optionalBody: true },
       },
       async (request) => {
         const account = accountOf(request);
@@ -69,9 +67,8 @@ export const bodyConditionCommandRoutes =
           response: { 201: BcsReview, ...errors(404, 422, 503) },
         },
         bodyLimit: BodyLimits.smallJson,
-        config: { feature: 'body_condition' },
         // Every field is optional, and so is the body: no body is an empty request.
-        preValidation: bodyMayBeAbsent,
+        config: { feature: 'body_condition', optionalBody: true },
       },
       async (request, reply) => {
         const account = accountOf(request);
@@ -118,8 +115,7 @@ export const bodyConditionCommandRoutes =
           response: { 200: MuscleConditionResult, ...errors(404, 422, 503) },
         },
         bodyLimit: BodyLimits.smallJson,
-        config: { feature: 'muscle_condition' },
-        preValidation: bodyMayBeAbsent,
+        config: { feature: 'muscle_condition', optionalBody: true },
       },
       async (request) => {
         const account = accountOf(request);

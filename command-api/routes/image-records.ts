@@ -125,11 +125,8 @@ export const imageRecordCommandRoutes =
           response: { 201: Type.Composite([Type.Object({ message: Type.Literal('SUCCESS') }), PublicRequest]), ...errors(404, 409) },
         },
         bodyLimit: BodyLimits.smallJson,
-        config: { feature: 'public_requests' },
         // The message is optional, and so is the body: no body is an empty request.
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
+        config: { feature: 'public_requests', optionalBody: true },
       },
       async (request, reply) => {
         const account = accountOf(request);

@@ -2,7 +2,6 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../contracts/common.ts';
 import { AgeEstimateResult, EstimateBody, EstimateQuery, WeightEstimateResult } from '../../contracts/pet-analyses.ts';
-import { bodyMayBeAbsent } from '../../http/json-body.ts';
 import { PetIdParams } from '../../contracts/pets.ts';
 import { accountOf } from '../../http/auth.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
@@ -29,8 +28,7 @@ export const petAnalysisCommandRoutes =
           body: EstimateBody,
           response: { 200: WeightEstimateResult, ...errors(404, 422, 503) },
         },
-        config: { feature: 'weight_estimate' },
-        preValidation: bodyMayBeAbsent,
+        config: { feature: 'weight_estimate', optionalBody: true },
       },
       async (request) => {
         const account = accountOf(request);
@@ -52,8 +50,7 @@ export const petAnalysisCommandRoutes =
           body: EstimateBody,
           response: { 200: AgeEstimateResult, ...errors(404, 422, 503) },
         },
-        config: { feature: 'age_estimate' },
-        preValidation: bodyMayBeAbsent,
+        config: { feature: 'age_estimate', optionalBody: true },
       },
       async (request) => {
         const account = accountOf(request);
