@@ -86,6 +86,37 @@ type Engine = {
   noteArrays: (collection: string, doc: Doc) => void;
 };
 
+/** SQLite's order of values (NULL, numbers, text, blobs), for merging rows SQLite sorted. */
+const compareSqlValues = (a: unknown, b: unknown): number => {
+  const rank = (value: unknown) => (value === null || value === undefined ? 0 : typeof value === 'number' || typeof value === 'bigint' ? 1 : typeof value === 'string' ? 2 : 3);
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  if (ra === 0) return 0;
+  if (ra === 2) return Buffer.compare(Buffer.from(a as string), Buffer.from(b as string));
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+};
+
+/**
+ * The filter as one filter per branch of its first $or (found at the top or among the members of
+ * its top-level $and), each with the rest of the conjunction; null when it has none.
+ */
+const orBranches = (filter: Filter | undefined): Filter[] | null => {
+  if (!filter) return null;
+  const members: Filter[] = [];
+  const flatten = (part: Filter) => {
+    for (const [key, value] of Object.entries(part)) {
+      if (key === '$and') for (const sub of value as Filter[]) flatten(sub);
+      else members.push({ [key]: value });
+    }
+  };
+  flatten(filter);
+  const at = members.findIndex((member) => '$or' in member);
+  if (at < 0) return null;
+  const rest = members.filter((_, i) => i !== at);
+  return (members[at].$or as Filter[]).map((branch) => ({ $and: [...rest, branch] }));
+};
+
 class SqlCollection<T extends Doc> implements Collection<T> {
   private readonly table: string;
 
@@ -123,6 +154,43 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     return { sql, params, exact: where.exact };
   }
 
+  /**
+   * A sorted page of a filter with an $or (public images or the caller's own): SQLite would read
+   * both sides by their indexes and sort all they match; instead each side is read in its own
+   * index's order up to skip + limit rows, and the sides are merged by the sort keys SQLite
+   * returned (so the order is SQLite's own), dropping repeats. Null when the filter has no $or, or
+   * a side is not exactly expressible in SQL.
+   */
+  private branchQueries(filter: Filter | undefined, options: FindOptions) {
+    const sort = options.sort ?? {};
+    if (Object.keys(sort).length === 0 || options.limit === undefined) return null;
+    const branches = orBranches(filter);
+    if (!branches) return null;
+    const wheres = branches.map((branch) => this.where(branch));
+    if (!wheres.every((where) => where.exact)) return null;
+    const keys = Object.keys(sort).map((field, i) => `${valueOf(field)} AS k${i}`).join(', ');
+    const order = toSqlOrder(sort);
+    return wheres.map((where) => ({
+      sql: `SELECT id, body, ${keys} FROM ${this.table} WHERE ${where.sql} ORDER BY ${order} LIMIT ?`,
+      params: [...where.params, (options.skip ?? 0) + (options.limit ?? 0)],
+    }));
+  }
+
+  private findMerged(queries: { sql: string; params: unknown[] }[], options: FindOptions): T[] {
+    const directions = Object.values(options.sort ?? {});
+    const rows = new Map<string, Record<string, unknown>>();
+    for (const query of queries) for (const row of this.engine.statement(query.sql).all(...query.params) as Record<string, unknown>[]) rows.set(row.id as string, row);
+    const merged = [...rows.values()].sort((a, b) => {
+      for (let i = 0; i < directions.length; i++) {
+        const result = compareSqlValues(a[`k${i}`], b[`k${i}`]);
+        if (result !== 0) return result * directions[i];
+      }
+      return 0;
+    });
+    const skip = options.skip ?? 0;
+    return merged.slice(skip, skip + (options.limit ?? merged.length)).map((row) => JSON.parse(row.body as string) as T);
+  }
+
   async get(id: string): Promise<T | null> {
     this.ready();
     const row = this.engine.statement(`SELECT body FROM ${this.table} WHERE id = ?`).get(id) as { body: string | null } | undefined;
@@ -142,6 +210,8 @@ class SqlCollection<T extends Doc> implements Collection<T> {
 
   async find(filter?: Filter, options: FindOptions = {}): Promise<T[]> {
     this.ready();
+    const branches = this.branchQueries(filter, options);
+    if (branches) return this.findMerged(branches, options);
     const { sql, params, exact } = this.findSql(filter, options);
     const statement = this.engine.statement(sql);
     if (exact) return (statement.all(...params) as Row[]).map((row) => JSON.parse(row.body) as T);
@@ -245,9 +315,11 @@ class SqlCollection<T extends Doc> implements Collection<T> {
 
   async explain(filter?: Filter, options: FindOptions = {}): Promise<QueryPlan> {
     this.ready();
-    const { sql, params } = this.findSql(filter, options);
-    const rows = this.engine.statement(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
-    const lines = rows.map((row) => row.detail);
+    const queries = this.branchQueries(filter, options) ?? [this.findSql(filter, options)];
+    const lines = queries.flatMap(({ sql, params }, i) => [
+      ...(queries.length > 1 ? [`BRANCH ${i + 1} OF ${queries.length}`] : []),
+      ...(this.engine.statement(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail),
+    ]);
     const table = `rs:${this.name}`;
     const ownScans = lines.filter((line) => line.startsWith(`SCAN ${table}`));
     const narrowing = fieldsOf(filter).length > 0;

@@ -75,6 +75,15 @@ export const readStoreContract = (adapterName: string, makeStore: () => Promise<
       expect(await pets.count({ 'owner.id': 'o2' })).toBe(2);
     });
 
+    it('pages a sorted $or, at the top or inside $and, without repeating a document both sides match', async () => {
+      const pets = store.collection<Pet>(name);
+      const either = { $or: [{ 'owner.id': 'o1' }, { age: { $gte: 7 } }] };
+      expect(ids(await pets.find(either, { sort: { born: -1, _id: -1 }, limit: 10 }))).toEqual(['e', 'b', 'a']);
+      expect(ids(await pets.find(either, { sort: { born: -1, _id: -1 }, skip: 1, limit: 2 }))).toEqual(['b', 'a']);
+      expect(ids(await pets.find({ $and: [either, { tags: 'calm' }, { name: { $ne: 'Ember' } }] }, { sort: { born: 1 }, limit: 5 }))).toEqual(['a', 'b']);
+      expect(await pets.count(either)).toBe(3);
+    });
+
     it('samples at random from the matching documents', async () => {
       const pets = store.collection<Pet>(name);
       const sample = await pets.sample({ 'owner.id': { $in: ['o1', 'o2'] } }, 3);
