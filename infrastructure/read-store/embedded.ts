@@ -13,7 +13,8 @@ import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadSt
  * however large the collection. Memory holds only SQLite's page cache and the statements, not the
  * documents.
  *
- *   "rs:<collection>" (id TEXT PRIMARY KEY, position INTEGER, body TEXT)   body NULL: a tombstone
+ *   "rs:<collection>" (id TEXT PRIMARY KEY, position INTEGER, body TEXT)   the live documents
+ *   "rs-deleted:<collection>" (id, position)       tombstones, apart: indexes and counts hold live documents only
  *   checkpoints (name, position)
  *   read_store_indexes (collection, keys)          the declared indexes, rebuilt after a drop
  *   read_store_array_fields (collection, field)    declared fields seen holding an array
@@ -67,6 +68,8 @@ CREATE TABLE IF NOT EXISTS read_store_array_fields (
 
 const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 const tableOf = (collection: string): string => quoted(`rs:${collection}`);
+/** The deleted documents' ids and positions (tombstones), apart so that indexes and counts hold live documents only. */
+const tombstonesOf = (collection: string): string => quoted(`rs-deleted:${collection}`);
 
 type IndexEntries = [string, 1 | -1][];
 const entriesOf = (keys: string | IndexKeys): IndexEntries => (typeof keys === 'string' ? [[keys, 1]] : (Object.entries(keys) as IndexEntries));
@@ -119,12 +122,14 @@ const orBranches = (filter: Filter | undefined): Filter[] | null => {
 
 class SqlCollection<T extends Doc> implements Collection<T> {
   private readonly table: string;
+  private readonly tombstones: string;
 
   constructor(
     private readonly engine: Engine,
     private readonly name: string,
   ) {
     this.table = tableOf(name);
+    this.tombstones = tombstonesOf(name);
   }
 
   private ready(): void {
@@ -135,7 +140,7 @@ class SqlCollection<T extends Doc> implements Collection<T> {
   private where(filter: Filter | undefined): { sql: string; params: unknown[]; exact: boolean } {
     const condition = toSqlCondition(filter, this.engine.kinds(this.name));
     return {
-      sql: `body IS NOT NULL${condition.sql ? ` AND ${condition.sql}` : ''}`,
+      sql: condition.sql || '1',
       params: condition.params,
       exact: condition.exact,
     };
@@ -202,7 +207,7 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     const found = new Map<string, T>();
     if (ids.length === 0) return found;
     const rows = this.engine
-      .statement(`SELECT id, body FROM ${this.table} WHERE id IN (SELECT value FROM json_each(?)) AND body IS NOT NULL`)
+      .statement(`SELECT id, body FROM ${this.table} WHERE id IN (SELECT value FROM json_each(?))`)
       .all(JSON.stringify([...new Set(ids)])) as Row[];
     for (const row of rows) found.set(row.id, JSON.parse(row.body) as T);
     return found;
@@ -268,29 +273,48 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     return chosen.map((id) => docs.get(id)).filter((doc): doc is T => doc !== undefined);
   }
 
-  private write(id: string, body: string | null, position: bigint): boolean {
+  /** The document's upsert unless it, or its tombstone, already saw `position`. */
+  private write(doc: Doc, position: bigint): boolean {
+    this.engine.noteArrays(this.name, doc);
+    const deleted = this.engine.statement(`SELECT position FROM ${this.tombstones} WHERE id = ?`).get(doc._id) as { position: bigint } | undefined;
+    if (deleted) {
+      if (BigInt(deleted.position) >= position) return false;
+      this.engine.statement(`DELETE FROM ${this.tombstones} WHERE id = ?`).run(doc._id);
+    }
     return (
       this.engine
         .statement(
           `INSERT INTO ${this.table} (id, position, body) VALUES (?, ?, ?)
            ON CONFLICT (id) DO UPDATE SET position = excluded.position, body = excluded.body WHERE excluded.position > ${this.table}.position`,
         )
-        .run(id, position, body).changes > 0
+        .run(doc._id, position, JSON.stringify(doc)).changes > 0
     );
+  }
+
+  /** Replaces the document by its tombstone unless either saw `position`; true if a live document went. */
+  private remove(id: string, position: bigint): boolean {
+    const live = this.engine.statement(`SELECT position FROM ${this.table} WHERE id = ?`).get(id) as { position: bigint } | undefined;
+    if (live && BigInt(live.position) >= position) return false;
+    if (live) this.engine.statement(`DELETE FROM ${this.table} WHERE id = ?`).run(id);
+    this.engine
+      .statement(
+        `INSERT INTO ${this.tombstones} (id, position) VALUES (?, ?)
+         ON CONFLICT (id) DO UPDATE SET position = excluded.position WHERE excluded.position > ${this.tombstones}.position`,
+      )
+      .run(id, position);
+    return live !== undefined;
   }
 
   async upsert(doc: T, position: bigint): Promise<boolean> {
     this.ready();
     this.engine.beginWrite();
-    this.engine.noteArrays(this.name, doc);
-    return this.write(doc._id, JSON.stringify(doc), position);
+    return this.write(doc, position);
   }
 
   async delete(id: string, position: bigint): Promise<boolean> {
     this.ready();
     this.engine.beginWrite();
-    const before = this.engine.statement(`SELECT body IS NOT NULL AS live FROM ${this.table} WHERE id = ?`).get(id) as { live: bigint | number } | undefined;
-    return this.write(id, null, position) && Boolean(before && Number(before.live));
+    return this.remove(id, position);
   }
 
   /** In the open transaction, one after the other (each with its guard). */
@@ -299,12 +323,8 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     this.ready();
     this.engine.beginWrite();
     for (const op of ops) {
-      if (op.type === 'upsert') {
-        this.engine.noteArrays(this.name, op.doc);
-        this.write(op.doc._id, JSON.stringify(op.doc), op.position);
-      } else {
-        this.write(op.id, null, op.position);
-      }
+      if (op.type === 'upsert') this.write(op.doc, op.position);
+      else this.remove(op.id, op.position);
     }
   }
 
@@ -321,7 +341,7 @@ class SqlCollection<T extends Doc> implements Collection<T> {
       ...(this.engine.statement(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail),
     ]);
     const table = `rs:${this.name}`;
-    const ownScans = lines.filter((line) => line.startsWith(`SCAN ${table}`));
+    const ownScans = lines.filter((line) => line === `SCAN ${table}` || line.startsWith(`SCAN ${table} `));
     const narrowing = fieldsOf(filter).length > 0;
     return {
       // A scan of the table, or a walk along a whole index while the filter narrows nothing it knows.
@@ -413,9 +433,10 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   const ensureTable = (collection: string) => {
     if (ready.has(collection)) return;
     const missing = [...(indexes.get(collection)?.values() ?? [])].filter((entries) => !inSchema('index', indexName(collection, entries)));
-    if (!inSchema('table', `rs:${collection}`) || missing.length > 0) {
+    if (!inSchema('table', `rs:${collection}`) || !inSchema('table', `rs-deleted:${collection}`) || missing.length > 0) {
       beginWrite();
-      db.exec(`CREATE TABLE IF NOT EXISTS ${tableOf(collection)} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, body TEXT)`);
+      db.exec(`CREATE TABLE IF NOT EXISTS ${tableOf(collection)} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, body TEXT NOT NULL)`);
+      db.exec(`CREATE TABLE IF NOT EXISTS ${tombstonesOf(collection)} (id TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID`);
       for (const entries of missing) db.exec(indexSql(collection, entries));
     }
     ready.add(collection);
@@ -467,7 +488,8 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
     db.transaction(() => {
       for (const name of db.prepare('SELECT DISTINCT collection FROM documents').pluck().all() as string[]) {
         ensureTable(name);
-        db.prepare(`INSERT OR REPLACE INTO ${tableOf(name)} (id, position, body) SELECT id, position, body FROM documents WHERE collection = ?`).run(name);
+        db.prepare(`INSERT OR REPLACE INTO ${tableOf(name)} (id, position, body) SELECT id, position, body FROM documents WHERE collection = ? AND body IS NOT NULL`).run(name);
+        db.prepare(`INSERT OR REPLACE INTO ${tombstonesOf(name)} (id, position) SELECT id, position FROM documents WHERE collection = ? AND body IS NULL`).run(name);
       }
       db.exec('DROP TABLE documents');
     })();
@@ -544,6 +566,7 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
       beginWrite();
       for (const name of names) {
         db.exec(`DROP TABLE IF EXISTS ${tableOf(name)}`);
+        db.exec(`DROP TABLE IF EXISTS ${tombstonesOf(name)}`);
         db.prepare('DELETE FROM read_store_array_fields WHERE collection = ?').run(name);
         arrayFields.delete(name);
         ready.delete(name);
