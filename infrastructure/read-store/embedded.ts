@@ -87,6 +87,36 @@ type Engine = {
   kinds: (collection: string) => FieldKinds;
   /** Records the declared fields of `doc` that hold an array (they are then queried element-wise). */
   noteArrays: (collection: string, doc: Doc) => void;
+  /** Counts already made, valid until the collection is next written (see countCache). */
+  counts: ReturnType<typeof countCache>;
+};
+
+/** How many counts are remembered per store. */
+const MAX_COUNTS = 1_000;
+
+/**
+ * The counts of a collection's queries (Pagination-Count: every match, read from the index),
+ * remembered until the collection is written, dropped, or another process's writes are followed:
+ * a list read again while its collection does not change counts nothing.
+ */
+const countCache = () => {
+  const versions = new Map<string, number>();
+  let entries = new Map<string, { version: number; n: number }>();
+  const version = (collection: string) => versions.get(collection) ?? 0;
+  return {
+    get: (collection: string, key: string): number | undefined => {
+      const entry = entries.get(`${collection}\u0000${key}`);
+      return entry && entry.version === version(collection) ? entry.n : undefined;
+    },
+    set: (collection: string, key: string, n: number) => {
+      if (entries.size >= MAX_COUNTS) entries = new Map();
+      entries.set(`${collection}\u0000${key}`, { version: version(collection), n });
+    },
+    changed: (collection: string) => versions.set(collection, version(collection) + 1),
+    clear: () => {
+      entries = new Map();
+    },
+  };
 };
 
 /** SQLite's order of values (NULL, numbers, text, blobs), for merging rows SQLite sorted. */
@@ -241,8 +271,13 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     this.ready();
     const where = this.where(filter);
     if (where.exact) {
-      const row = this.engine.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${where.sql}`).get(...where.params) as { n: bigint | number };
-      return Number(row.n);
+      const sql = `SELECT count(*) AS n FROM ${this.table} WHERE ${where.sql}`;
+      const key = `${sql}\u0000${JSON.stringify(where.params, (_, value) => (typeof value === 'bigint' ? `${value}n` : value))}`;
+      const known = this.engine.counts.get(this.name, key);
+      if (known !== undefined) return known;
+      const n = Number((this.engine.statement(sql).get(...where.params) as { n: bigint | number }).n);
+      this.engine.counts.set(this.name, key, n);
+      return n;
     }
     let n = 0;
     for (const row of this.engine.statement(`SELECT body FROM ${this.table} WHERE ${where.sql}`).iterate(...where.params) as Iterable<Row>) {
@@ -276,6 +311,7 @@ class SqlCollection<T extends Doc> implements Collection<T> {
   /** The document's upsert unless it, or its tombstone, already saw `position`. */
   private write(doc: Doc, position: bigint): boolean {
     this.engine.noteArrays(this.name, doc);
+    this.engine.counts.changed(this.name);
     const deleted = this.engine.statement(`SELECT position FROM ${this.tombstones} WHERE id = ?`).get(doc._id) as { position: bigint } | undefined;
     if (deleted) {
       if (BigInt(deleted.position) >= position) return false;
@@ -293,6 +329,7 @@ class SqlCollection<T extends Doc> implements Collection<T> {
 
   /** Replaces the document by its tombstone unless either saw `position`; true if a live document went. */
   private remove(id: string, position: bigint): boolean {
+    this.engine.counts.changed(this.name);
     const live = this.engine.statement(`SELECT position FROM ${this.table} WHERE id = ?`).get(id) as { position: bigint } | undefined;
     if (live && BigInt(live.position) >= position) return false;
     if (live) this.engine.statement(`DELETE FROM ${this.table} WHERE id = ?`).run(id);
@@ -481,7 +518,8 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
     }
   };
 
-  const engine: Engine = { statement, beginWrite, ensureTable, declare, kinds, noteArrays };
+  const counts = countCache();
+  const engine: Engine = { statement, beginWrite, ensureTable, declare, kinds, noteArrays, counts };
 
   // A file written by the earlier embedded store (one `documents` table, no indexes): moved over once.
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents'").get()) {
@@ -528,6 +566,7 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
     );
     if (moved.length === 0) return;
     readArrayFields();
+    counts.clear();
     for (const row of moved) checkpoints.set(row.name, BigInt(row.position));
     changes.emit('checkpoint');
   };
@@ -570,6 +609,7 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
         db.prepare('DELETE FROM read_store_array_fields WHERE collection = ?').run(name);
         arrayFields.delete(name);
         ready.delete(name);
+        counts.changed(name);
       }
       statements.clear();
       for (const name of checkpointNames) {

@@ -73,6 +73,13 @@ export const readStoreContract = (adapterName: string, makeStore: () => Promise<
       expect(ids(await pets.find({}, { sort: { _id: 1 }, skip: 10 }))).toEqual([]);
       expect(await pets.count()).toBe(5);
       expect(await pets.count({ 'owner.id': 'o2' })).toBe(2);
+      // A count asked again after a write, a delete and a drop answers the collection as it is then.
+      await pets.upsert({ _id: 'f', name: 'Fig', age: 2, tags: [], owner: { id: 'o2' }, born: '2024-06-01T00:00:00.000Z' }, 10n);
+      expect(await pets.count({ 'owner.id': 'o2' })).toBe(3);
+      await pets.delete('c', 11n);
+      expect(await pets.count({ 'owner.id': 'o2' })).toBe(2);
+      await store.drop([name], []);
+      expect(await pets.count({ 'owner.id': 'o2' })).toBe(0);
     });
 
     it('pages a sorted $or, at the top or inside $and, without repeating a document both sides match', async () => {
