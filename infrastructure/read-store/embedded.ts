@@ -91,6 +91,9 @@ type Engine = {
   counts: ReturnType<typeof countCache>;
 };
 
+/** Up to this many random draws are read at random offsets (see sample). */
+const FEW_DRAWS = 4;
+
 /** How many counts are remembered per store. */
 const MAX_COUNTS = 1_000;
 
@@ -286,23 +289,36 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     return n;
   }
 
+  /**
+   * Draws among the matching ids. A few draws (the default image search draws one) are read at
+   * random offsets of the matches in index order, counted first (the count is usually the one the
+   * list just made): each reads index entries only, never documents. More draws read every matching
+   * id once and shuffle.
+   */
   async sample(filter: Filter, size: number): Promise<T[]> {
     this.ready();
     const where = this.where(filter);
-    let ids: string[];
-    if (where.exact) {
-      ids = (this.engine.statement(`SELECT id FROM ${this.table} WHERE ${where.sql}`).pluck().all(...where.params) as string[]).slice();
+    let chosen: string[] = [];
+    if (where.exact && size <= FEW_DRAWS) {
+      const total = await this.count(filter);
+      const offsets = new Set<number>();
+      while (offsets.size < Math.min(size, total)) offsets.add(Math.floor(Math.random() * total));
+      const at = this.engine.statement(`SELECT id FROM ${this.table} WHERE ${where.sql} LIMIT 1 OFFSET ?`);
+      chosen = [...offsets].map((offset) => (at.get(...where.params, offset) as { id: string } | undefined)?.id).filter((id): id is string => id !== undefined);
     } else {
-      ids = [];
-      for (const row of this.engine.statement(`SELECT id, body FROM ${this.table} WHERE ${where.sql}`).iterate(...where.params) as Iterable<Row>) {
-        if (matches(JSON.parse(row.body), filter)) ids.push(row.id);
+      const ids: string[] = [];
+      if (where.exact) {
+        for (const row of this.engine.statement(`SELECT id FROM ${this.table} WHERE ${where.sql}`).iterate(...where.params) as Iterable<{ id: string }>) ids.push(row.id);
+      } else {
+        for (const row of this.engine.statement(`SELECT id, body FROM ${this.table} WHERE ${where.sql}`).iterate(...where.params) as Iterable<Row>) {
+          if (matches(JSON.parse(row.body), filter)) ids.push(row.id);
+        }
       }
-    }
-    const chosen: string[] = [];
-    for (let i = 0; i < size && i < ids.length; i++) {
-      const j = i + Math.floor(Math.random() * (ids.length - i));
-      [ids[i], ids[j]] = [ids[j], ids[i]];
-      chosen.push(ids[i]);
+      for (let i = 0; i < size && i < ids.length; i++) {
+        const j = i + Math.floor(Math.random() * (ids.length - i));
+        [ids[i], ids[j]] = [ids[j], ids[i]];
+        chosen.push(ids[i]);
+      }
     }
     const docs = await this.getMany(chosen);
     return chosen.map((id) => docs.get(id)).filter((doc): doc is T => doc !== undefined);
