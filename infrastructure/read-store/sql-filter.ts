@@ -124,9 +124,9 @@ const equality = (field: string, expected: unknown, kinds: FieldKinds): SqlCondi
     return { sql: `(${typeOf(field)} = 'array' AND ${valueOf(field)} = ?)`, params: [JSON.stringify(expected)], exact: true };
   }
   if (!isPrimitive(expected)) return NONE;
-  if (expected === null && !kinds.isScalar(field)) {
-    // Missing, null, or an array holding null.
-    return any([{ sql: `${typeOf(field)} IS NULL`, params: [], exact: true }, onValues(field, kinds, (operand) => equalsAtom(operand, null))]);
+  if (expected === null) {
+    // Missing or null (as filter.ts: not an array holding null).
+    return { sql: kinds.isScalar(field) ? `${valueOf(field)} IS NULL` : `(${typeOf(field)} IS NULL OR ${typeOf(field)} = 'null')`, params: [], exact: true };
   }
   return onValues(field, kinds, (operand) => equalsAtom(operand, expected));
 };
