@@ -7,6 +7,8 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readStoreContract } from './read-store.contract.ts';
 import { embeddedReadStore } from './embedded.ts';
+import { matches } from './filter.ts';
+import type { Doc, Filter, WriteOp } from './port.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rs-embedded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -181,5 +183,68 @@ describe('embedded read store read by a second process', () => {
     expect(await reader.collection('webhooks').find({ status: 'enabled' })).toEqual([{ _id: 'w3', account_id: 'b', status: 'enabled' }]);
     await reader.close();
     await writer.close();
+  });
+});
+
+describe('embedded read store counts', () => {
+  it('keeps the counts it made right through upserts, moves between accounts, deletes, stale writes and bulk writes', async () => {
+    const store = embeddedReadStore(join(dir, `${randomUUID()}.db`));
+    const votes = store.collection('votes');
+    await votes.createIndex({ account_id: 1, id: 1, _id: 1 });
+    const mirror = new Map<string, { doc: Doc; position: bigint }>();
+    const deleted = new Map<string, bigint>();
+    let random = 7;
+    const next = (n: number) => {
+      random = (random * 1103515245 + 12345) % 2 ** 31;
+      return random % n;
+    };
+    const filters: Filter[] = [
+      { account_id: 'a1' },
+      { account_id: 'a2', sub_id: 's1' },
+      { $and: [{ account_id: 'a3' }, { value: { $gt: 0 } }] },
+      { sub_id: { $in: ['s0', 's2'] } },
+      {},
+    ];
+    const expected = (filter: Filter) => [...mirror.values()].filter(({ doc }) => matches(doc, filter)).length;
+    let position = 1n;
+    for (let round = 0; round < 12; round++) {
+      for (const filter of filters) expect(await votes.count(filter), `${round} ${JSON.stringify(filter)}`).toBe(expected(filter));
+      const ops: WriteOp[] = [];
+      for (let i = 0; i < 60; i++) {
+        const id = `v${next(80)}`;
+        // Some writes come with an old position (a replay): the guard drops them, counts must not move.
+        const at = next(10) === 0 ? 1n : (position += 1n);
+        const seen = mirror.get(id)?.position ?? deleted.get(id) ?? 0n;
+        if (next(5) === 0) {
+          if (round % 2 === 0) await votes.delete(id, at);
+          else ops.push({ type: 'delete', id, position: at });
+          if (at > seen) {
+            mirror.delete(id);
+            deleted.set(id, at);
+          }
+        } else {
+          const doc = { _id: id, id: Number(id.slice(1)), account_id: `a${next(4)}`, sub_id: `s${next(3)}`, value: next(3) - 1 };
+          if (round % 2 === 0) await votes.upsert(doc, at);
+          else ops.push({ type: 'upsert', doc, position: at });
+          if (at > seen) {
+            mirror.set(id, { doc, position: at });
+            deleted.delete(id);
+          }
+        }
+      }
+      // At most one op per _id in a bulk write (as the port says): keep the last of each.
+      const last = new Map<string, WriteOp>();
+      for (const op of ops) last.set(op.type === 'upsert' ? op.doc._id : op.id, op);
+      if (last.size !== ops.length) {
+        // The mirror applied every op in order; replay the same order one by one instead.
+        for (const op of ops) {
+          if (op.type === 'upsert') await votes.upsert(op.doc, op.position);
+          else await votes.delete(op.id, op.position);
+        }
+      } else {
+        await votes.bulkWrite(ops);
+      }
+    }
+    await store.close();
   });
 });

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
 import { openSqlite } from '../sqlite.ts';
+import { countCache } from './count-cache.ts';
 import { getPath, matches, toRegex } from './filter.ts';
 import { fieldsOf, jsonPath, toSqlCondition, toSqlOrder, valueOf, type FieldKinds } from './sql-filter.ts';
 import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
@@ -87,40 +88,12 @@ type Engine = {
   kinds: (collection: string) => FieldKinds;
   /** Records the declared fields of `doc` that hold an array (they are then queried element-wise). */
   noteArrays: (collection: string, doc: Doc) => void;
-  /** Counts already made, valid until the collection is next written (see countCache). */
+  /** Counts already made, kept right through this store's writes (count-cache.ts). */
   counts: ReturnType<typeof countCache>;
 };
 
 /** Up to this many random draws are read at random offsets (see sample). */
 const FEW_DRAWS = 4;
-
-/** How many counts are remembered per store. */
-const MAX_COUNTS = 1_000;
-
-/**
- * The counts of a collection's queries (Pagination-Count: every match, read from the index),
- * remembered until the collection is written, dropped, or another process's writes are followed:
- * a list read again while its collection does not change counts nothing.
- */
-const countCache = () => {
-  const versions = new Map<string, number>();
-  let entries = new Map<string, { version: number; n: number }>();
-  const version = (collection: string) => versions.get(collection) ?? 0;
-  return {
-    get: (collection: string, key: string): number | undefined => {
-      const entry = entries.get(`${collection}\u0000${key}`);
-      return entry && entry.version === version(collection) ? entry.n : undefined;
-    },
-    set: (collection: string, key: string, n: number) => {
-      if (entries.size >= MAX_COUNTS) entries = new Map();
-      entries.set(`${collection}\u0000${key}`, { version: version(collection), n });
-    },
-    changed: (collection: string) => versions.set(collection, version(collection) + 1),
-    clear: () => {
-      entries = new Map();
-    },
-  };
-};
 
 /** SQLite's order of values (NULL, numbers, text, blobs), for merging rows SQLite sorted. */
 const compareSqlValues = (a: unknown, b: unknown): number => {
@@ -279,7 +252,7 @@ class SqlCollection<T extends Doc> implements Collection<T> {
       const known = this.engine.counts.get(this.name, key);
       if (known !== undefined) return known;
       const n = Number((this.engine.statement(sql).get(...where.params) as { n: bigint | number }).n);
-      this.engine.counts.set(this.name, key, n);
+      this.engine.counts.set(this.name, key, filter, n);
       return n;
     }
     let n = 0;
@@ -325,30 +298,40 @@ class SqlCollection<T extends Doc> implements Collection<T> {
   }
 
   /** The document's upsert unless it, or its tombstone, already saw `position`. */
+  /** The live document, parsed (for the counts kept: see count-cache.ts). */
+  private live(id: string): Doc | null {
+    const row = this.engine.statement(`SELECT body FROM ${this.table} WHERE id = ?`).get(id) as { body: string } | undefined;
+    return row ? (JSON.parse(row.body) as Doc) : null;
+  }
+
   private write(doc: Doc, position: bigint): boolean {
     this.engine.noteArrays(this.name, doc);
-    this.engine.counts.changed(this.name);
     const deleted = this.engine.statement(`SELECT position FROM ${this.tombstones} WHERE id = ?`).get(doc._id) as { position: bigint } | undefined;
     if (deleted) {
       if (BigInt(deleted.position) >= position) return false;
       this.engine.statement(`DELETE FROM ${this.tombstones} WHERE id = ?`).run(doc._id);
     }
-    return (
+    const counted = this.engine.counts.tracking(this.name);
+    const before = counted ? this.live(doc._id) : null;
+    const applied =
       this.engine
         .statement(
           `INSERT INTO ${this.table} (id, position, body) VALUES (?, ?, ?)
            ON CONFLICT (id) DO UPDATE SET position = excluded.position, body = excluded.body WHERE excluded.position > ${this.table}.position`,
         )
-        .run(doc._id, position, JSON.stringify(doc)).changes > 0
-    );
+        .run(doc._id, position, JSON.stringify(doc)).changes > 0;
+    if (applied && counted) this.engine.counts.moved(this.name, before, doc);
+    return applied;
   }
 
   /** Replaces the document by its tombstone unless either saw `position`; true if a live document went. */
   private remove(id: string, position: bigint): boolean {
-    this.engine.counts.changed(this.name);
-    const live = this.engine.statement(`SELECT position FROM ${this.table} WHERE id = ?`).get(id) as { position: bigint } | undefined;
+    const live = this.engine.statement(`SELECT position, body FROM ${this.table} WHERE id = ?`).get(id) as { position: bigint; body: string } | undefined;
     if (live && BigInt(live.position) >= position) return false;
-    if (live) this.engine.statement(`DELETE FROM ${this.table} WHERE id = ?`).run(id);
+    if (live) {
+      this.engine.statement(`DELETE FROM ${this.table} WHERE id = ?`).run(id);
+      if (this.engine.counts.tracking(this.name)) this.engine.counts.moved(this.name, JSON.parse(live.body) as Doc, null);
+    }
     this.engine
       .statement(
         `INSERT INTO ${this.tombstones} (id, position) VALUES (?, ?)
@@ -625,7 +608,7 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
         db.prepare('DELETE FROM read_store_array_fields WHERE collection = ?').run(name);
         arrayFields.delete(name);
         ready.delete(name);
-        counts.changed(name);
+        counts.forget(name);
       }
       statements.clear();
       for (const name of checkpointNames) {
