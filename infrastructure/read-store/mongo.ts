@@ -259,19 +259,20 @@ class MongoCollection<T extends Doc> implements Collection<T> {
       const explained = (await this.cursor(filter, options).explain('queryPlanner')) as Document;
       const winning = explained.queryPlanner?.winningPlan;
       const stages = planStages(winning);
-      return { scans: stages.includes('COLLSCAN'), sortsInMemory: stages.includes('SORT'), detail: JSON.stringify(winning) };
+      // A server whose explain has no MongoDB plan (FerretDB answers with its backend's) is planned by its indexes.
+      if (stages.length > 0) return { scans: stages.includes('COLLSCAN'), sortsInMemory: stages.includes('SORT'), detail: JSON.stringify(winning) };
     } catch (error) {
       if (!(error instanceof MongoServerError)) throw error;
-      const indexes = await this.collection
-        .listIndexes()
-        .toArray()
-        .catch(() => [] as Document[]);
-      return planByIndexes(
-        indexes.map((index) => index.key as IndexKeys),
-        filter,
-        options.sort,
-      );
     }
+    const indexes = await this.collection
+      .listIndexes()
+      .toArray()
+      .catch(() => [] as Document[]);
+    return planByIndexes(
+      indexes.map((index) => index.key as IndexKeys),
+      filter,
+      options.sort,
+    );
   }
 
   async count(filter?: Filter): Promise<number> {

@@ -91,6 +91,19 @@ export const readStoreContract = (adapterName: string, makeStore: () => Promise<
       expect(await pets.count(either)).toBe(3);
     });
 
+    it('explains whether a query is served by a declared index or scans and sorts in memory', async () => {
+      const pets = store.collection<Pet>(name);
+      await pets.createIndex({ 'owner.id': 1, born: 1, _id: 1 });
+      const page = { sort: { born: -1, _id: -1 } as const, limit: 2 };
+      expect(ids(await pets.find({ 'owner.id': 'o1' }, page))).toEqual(['b', 'a']);
+      const served = await pets.explain!({ 'owner.id': 'o1' }, page);
+      expect(served, served.detail).toMatchObject({ scans: false, sortsInMemory: false });
+      const unindexed = await pets.explain!({ name: 'Alba' }, page);
+      expect(unindexed.scans, unindexed.detail).toBe(true);
+      const unsorted = await pets.explain!({ 'owner.id': 'o1' }, { sort: { age: 1 }, limit: 2 });
+      expect(unsorted.sortsInMemory, unsorted.detail).toBe(true);
+    });
+
     it('samples at random from the matching documents', async () => {
       const pets = store.collection<Pet>(name);
       const sample = await pets.sample({ 'owner.id': { $in: ['o1', 'o2'] } }, 3);
