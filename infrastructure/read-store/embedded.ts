@@ -35,9 +35,6 @@ import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadSt
  * MongoDB.
  */
 
-/** Kept for the configuration's sake (READ_STORE_RESIDENT_DOCS): documents no longer live in memory. */
-export const DEFAULT_RESIDENT_DOCS = 10_000;
-
 /** How long writes and checkpoints stay in the open transaction before it is committed. */
 const FLUSH_DELAY_MS = 50;
 
@@ -388,6 +385,10 @@ class SqlCollection<T extends Doc> implements Collection<T> {
   }
 }
 
+/**
+ * `maxResidentDocs` (READ_STORE_RESIDENT_DOCS) is accepted and has no effect: no documents are held
+ * in memory any more; it stays so that existing configurations start.
+ */
 export const embeddedReadStore = (file?: string, options: { followIntervalMs?: number; maxResidentDocs?: number } = {}): ReadStore => {
   const persisted = file !== undefined;
   const db: Database.Database = persisted ? openSqlite(file) : new Database(':memory:');
