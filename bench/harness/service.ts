@@ -65,7 +65,7 @@ const waitReady = async (url: string, child: Child, timeoutMs: number): Promise<
  * One key for every service this bench run starts: item 4 restarts the service on the same data,
  * and a new key would leave the endpoints' stored secrets undecryptable (every attempt failing).
  */
-const BENCH_SECRETS_KEY = process.env.SECRETS_KEY || randomBytes(32).toString('base64');
+export const BENCH_SECRETS_KEY = process.env.SECRETS_KEY || randomBytes(32).toString('base64');
 
 /**
  * The all-in-one service as `node --import tsx runtime/main.ts` in a child process, on a temp
