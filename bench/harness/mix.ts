@@ -107,8 +107,11 @@ export const runMix = async (
  * The rate a mix would reach if each kind cost the service what it costs alone and nothing were
  * lost by mixing them: 1 / Σ (share / rate alone) — the harmonic combination of the parts.
  */
-export const harmonicRate = (kinds: MixKind[], alone: Map<string, number>): number =>
-  1 / kinds.reduce((sum, kind) => sum + kind.share / Math.max(1e-9, alone.get(kind.name) ?? 0), 0);
+export const harmonicRate = (kinds: MixKind[], alone: Map<string, number>): number => {
+  // A kind that answered nothing alone makes the combination 0 (every ratio to it undefined).
+  if (kinds.some((kind) => !((alone.get(kind.name) ?? 0) > 0))) return 0;
+  return 1 / kinds.reduce((sum, kind) => sum + kind.share / (alone.get(kind.name) as number), 0);
+};
 
 /**
  * Waits (bounded) until a process is quiet — under `busyShare` of one core over a second — so
