@@ -55,7 +55,7 @@ export const voteCommandRoutes =
             { newStream: true },
           ),
         );
-        await recordWrite(deps, account.id, result.position);
+        await recordWrite(deps, account.id, result.position, 'votes');
         return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data) });
       },
     );
@@ -80,7 +80,7 @@ export const voteCommandRoutes =
           { type: 'DeleteVote', account_id: account.id, now: new Date().toISOString() },
           contextOf(request),
         );
-        await recordWrite(deps, account.id, result.position);
+        await recordWrite(deps, account.id, result.position, 'votes');
         return { message: 'SUCCESS' as const };
       },
     );
