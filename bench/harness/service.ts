@@ -26,6 +26,8 @@ export type ServiceOptions = {
   dataDir?: string;
   /** What runs as the service (default runtime/main.ts, the all-in-one). */
   script?: string;
+  /** How long it may take to answer /ready (default BENCH_READY_TIMEOUT_S, else 600 s). */
+  readyTimeoutS?: number;
 };
 
 /**
@@ -102,7 +104,7 @@ export const startService = async (mode: AdapterMode, runId: string, options: Se
   const url = `http://127.0.0.1:${port}`;
   try {
     // The first start on MongoDB projects the whole reference data set: give it time.
-    await waitReady(url, child, Number(process.env.BENCH_READY_TIMEOUT_S ?? 600) * 1000);
+    await waitReady(url, child, (options.readyTimeoutS ?? Number(process.env.BENCH_READY_TIMEOUT_S ?? 600)) * 1000);
   } catch (error) {
     await child.stop();
     rmSync(dataDir, { recursive: true, force: true });

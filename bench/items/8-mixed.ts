@@ -15,8 +15,11 @@ import type { BenchItem, Figure } from '../harness/types.ts';
 const ITEM = '8 mixed';
 /** The size of the "empty" deployment the list reads are compared with: the same data, a few of each. */
 const EMPTY: GrownSize = { accounts: 2, votes: 20, favourites: 20, images: 20 };
-/** How long a grown service may take to settle after its start (projecting the pre-load). */
-const SETTLE_S = Number(process.env.BENCH_READY_TIMEOUT_S ?? 900);
+/**
+ * How long a grown service may take to start (/ready waits until its projections have caught up
+ * with the pre-load) and then to settle (the relay, the bus and the dispatcher catching up).
+ */
+const GROWN_READY_S = Number(process.env.BENCH_GROWN_READY_TIMEOUT_S ?? 3600);
 const P99_BOUND_MS = 50;
 /** Connections of every run, a kind alone and the mix (as items 1 and 2). */
 const CONNECTIONS = 16;
@@ -32,8 +35,8 @@ const grownService = async (ctx: Context, suffix: string, size: GrownSize): Prom
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-grown-'));
   try {
     const grown = await growData(size, { ...adapterEnvFor(ctx.mode, runId), DATA_DIR: dataDir, SECRETS_KEY: BENCH_SECRETS_KEY }, ctx.log);
-    const service = await startService(ctx.mode, runId, { dataDir, env: { RUN_PROCESSORS: 'false', IMAGE_UPLOAD_QUOTA: '10000000' } });
-    const settledS = await settle(service.pid, { timeoutS: SETTLE_S });
+    const service = await startService(ctx.mode, runId, { dataDir, readyTimeoutS: GROWN_READY_S, env: { RUN_PROCESSORS: 'false', IMAGE_UPLOAD_QUOTA: '10000000' } });
+    const settledS = await settle(service.pid, { timeoutS: GROWN_READY_S });
     return { service, grown, settledS };
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
