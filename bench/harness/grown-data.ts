@@ -175,7 +175,7 @@ export async function* grownEventLines(size: GrownSize, accounts: GrownAccount[]
 }
 
 /** The accounts, opened by the real handler on a scratch store, and their events as export lines. */
-const openAccounts = async (size: GrownSize): Promise<{ accounts: GrownAccount[]; lines: EventLine[] }> => {
+export const openGrownAccounts = async (size: GrownSize): Promise<{ accounts: GrownAccount[]; lines: EventLine[] }> => {
   const scratch = sqliteEventStore(':memory:');
   try {
     const accounts: GrownAccount[] = [];
@@ -199,7 +199,7 @@ const openAccounts = async (size: GrownSize): Promise<{ accounts: GrownAccount[]
  * size would be a file of ~600 MB). Starting the service afterwards projects them.
  */
 export const growData = async (size: GrownSize, env: NodeJS.ProcessEnv, log: (message: string) => void): Promise<GrownData> => {
-  const { accounts, lines } = await openAccounts(size);
+  const { accounts, lines } = await openGrownAccounts(size);
   const started = Date.now();
   const pipeDir = mkdtempSync(join(tmpdir(), 'bench-grown-pipe-'));
   const fifo = join(pipeDir, 'events.ndjson');
