@@ -272,6 +272,10 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
             // The read reached the end of the log and this process knows of nothing after it: wait
             // for the follower instead of reading again at once.
             if (entries.length < READ_LIMIT && tail.knownHead && offset >= tail.knownHead()) await waitForEvents();
+            // Behind: handled batches would follow one another in the same turn of the event loop up
+            // to the head, holding off requests, timers and I/O, and keeping every batch read in it
+            // (the log shares a turn's reads between readers and forgets them at the next turn).
+            else if (entries.length === READ_LIMIT) await new Promise((resolve) => setImmediate(resolve));
           } else if (!stopped) await sleep(backOffMs(++failures));
         }
         if (offset !== committed && db.open) commit(offset);

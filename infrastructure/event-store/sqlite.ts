@@ -341,6 +341,10 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
           // The read reached the end of the log, and this process knows of nothing after it: nothing
           // to read until the next append here wakes this loop (or its poll finds one made elsewhere).
           if (rows.length < batchSize && position >= knownHead && !stopped && !closed) await waitForMore();
+          // Behind (a backlog, a first start on a grown log): the next batch would follow in the same
+          // turn of the event loop, batch after batch, holding off every request, timer and I/O —
+          // the read store's flush and eviction among them — until the head. Let them in between.
+          else if (rows.length === batchSize) await new Promise((resolve) => setImmediate(resolve));
         } catch (error) {
           options.onError?.(error);
           failures += 1;
