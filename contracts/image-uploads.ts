@@ -103,6 +103,7 @@ const LabelSchema = Type.Object({
   ),
   Parents: Type.Array(Type.Object({ Name: Type.String() })),
 });
+const SuggestedBreedSchema = Type.Object({ id: Type.String(), confidence: Type.Union([Type.Number(), Type.Null()]) });
 const ModerationLabelSchema = Type.Object({ Name: Type.String(), Confidence: Type.Number(), ParentName: Type.String() });
 
 export const ChildImage = Type.Intersect([UploadedImage, Type.Object({ parent_image_id: Type.String(), crop_box: FractionBox })]);
@@ -113,6 +114,9 @@ export const AnalysedImage = Type.Intersect(
     Type.Object({
       species_id: Type.Union([Type.String(), Type.Null()]),
       suggested_breed_ids: Type.Array(Type.String()),
+      suggested_breeds: Type.Array(SuggestedBreedSchema, {
+        description: 'The suggested breeds (same order as suggested_breed_ids) with their confidence 0..1 (null on images labelled before confidences were recorded)',
+      }),
       tags: Type.Array(Type.String()),
       colours: Type.Array(Type.Object({ id: Type.String(), code: Type.String() })),
       orientation: Type.Union([Type.String(), Type.Null()]),

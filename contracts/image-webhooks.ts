@@ -40,6 +40,7 @@ export const labelledWebhookResource = (data: ImageLabelled['data']): Record<str
   status: 'labelled',
   species_id: data.species_id,
   suggested_breed_ids: data.suggested_breed_ids,
+  suggested_breeds: data.suggested_breeds ?? data.suggested_breed_ids.map((id) => ({ id, confidence: null })),
   tags: data.tags,
   labels: data.labels,
   child_image_ids: data.child_image_ids,

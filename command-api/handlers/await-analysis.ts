@@ -46,6 +46,7 @@ export const awaitAnalysis = async (store: EventStore, imageId: string, timeoutM
         ...uploadedImageResource(image.uploaded, 'labelled', baseUrl),
         species_id: labelled.species_id,
         suggested_breed_ids: labelled.suggested_breed_ids,
+        suggested_breeds: labelled.suggested_breeds ?? labelled.suggested_breed_ids.map((id) => ({ id, confidence: null })),
         tags: labelled.tags,
         colours: labelled.colour_ids.map((id, index) => ({ id, code: labelled.colour_codes[index] ?? '' })),
         orientation: labelled.orientation,

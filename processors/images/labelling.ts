@@ -13,12 +13,13 @@ import {
   nearestBaseColour,
   nearestColour,
   orientationOf,
-  suggestBreeds,
+  breedNameScores,
   type BreedName,
   type ColourCandidate,
 } from '../../domain/images/analysis.ts';
-import { encodeEmbedding } from '../../domain/images/embedding.ts';
-import { Collections, type BreedDoc, type ColourDoc } from '../../contracts/read-models.ts';
+import { decodeEmbedding, encodeEmbedding, type ImageEmbedding } from '../../domain/images/embedding.ts';
+import { decodeSum, mergeCentroids, PUBLIC_SCOPE, suggestBreedsByCentroids, type SuggestedBreed } from '../../domain/images/breed-centroids.ts';
+import { Collections, type BreedCentroidDoc, type BreedDoc, type ColourDoc } from '../../contracts/read-models.ts';
 import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
 import { isWrongExpectedRevision } from '../../infrastructure/event-store/port.ts';
@@ -35,6 +36,29 @@ const breedNames = async (readStore: ReadStore | undefined, species: string | nu
   if (!readStore || !species) return [];
   const docs = await readStore.collection<BreedDoc>(Collections.breeds).find({ species_id: species });
   return docs.map((doc) => ({ id: doc.id, name: doc.name, species_id: doc.species_id }));
+};
+
+/**
+ * The breeds to suggest for an image of `species` seen as `embedding`: the nearest centroids of
+ * the breeds of the public images and of the uploader's own (breed_centroids, as the
+ * breed-centroids projection has them when the image is labelled), blended with the by-name
+ * ImageNet map (domain/images/breed-centroids.ts). Recorded in ImageLabelled: replaying the
+ * events gives the suggestions that were made, not ones recomputed from a later catalogue.
+ */
+const suggestedBreeds = async (
+  readStore: ReadStore | undefined,
+  accountId: string,
+  species: string | null,
+  embedding: ImageEmbedding,
+  breeds: BreedName[],
+  classifications: Parameters<typeof breedNameScores>[0],
+): Promise<SuggestedBreed[]> => {
+  if (!species) return [];
+  const docs = readStore
+    ? await readStore.collection<BreedCentroidDoc>(Collections.breedCentroids).find({ species_id: species, scope: { $in: [PUBLIC_SCOPE, accountId] } })
+    : [];
+  const centroids = mergeCentroids(docs.filter((doc) => doc.model === embedding.model).map((doc) => ({ breed_id: doc.breed_id, count: doc.count, sum: decodeSum(doc.sum) })));
+  return suggestBreedsByCentroids(decodeEmbedding(embedding), centroids, breedNameScores(classifications, breeds), new Set(breeds.map((breed) => breed.id)));
 };
 
 const colourCandidates = async (readStore: ReadStore | undefined, species: string | null): Promise<ColourCandidate[]> => {
@@ -158,6 +182,7 @@ export const imageLabellingProcessor: Processor = {
     const models = vision.info().filter((info) => info.task !== 'safety');
     const classifier = models.find((info) => info.task === 'classification');
     const embedding = encodeEmbedding(seen.features, classifier ? `${classifier.name} ${classifier.version}` : 'unknown', mainRegion);
+    const suggested = await suggestedBreeds(deps.readStore, uploaded.account_id, species, embedding, await breedNames(deps.readStore, species), classifications);
     await handleCommand(
       deps.eventStore,
       stream,
@@ -169,7 +194,8 @@ export const imageLabellingProcessor: Processor = {
           account_id: uploaded.account_id,
           labels,
           species_id: species,
-          suggested_breed_ids: suggestBreeds(classifications, await breedNames(deps.readStore, species)),
+          suggested_breed_ids: suggested.map((breed) => breed.id),
+          suggested_breeds: suggested,
           tags,
           colour_ids: colour ? [colour.id] : [],
           colour_codes: colour ? [colour.code] : [],

@@ -16,6 +16,7 @@ try {
   const { dataset, results, refused, wallMs } = await evaluateOxfordPets(vision, {
     dataset: process.env.EVAL_DATASET ? resolve(process.env.EVAL_DATASET) : DEFAULT_DATASET,
     limit: Number(process.env.EVAL_LIMIT ?? 0),
+    flip: process.env.EVAL_FLIP === '1',
     onProgress: (done, total) => {
       if (done % 50 === 0) process.stderr.write(`  ${done}/${total}\n`);
     },
