@@ -94,6 +94,7 @@ export type ImageVectorDoc = {
   breed_ids: string[];
   public: boolean;
   parent_image_id: string | null;
+  /** the vector it is placed by for its breeds (breedVectorOf) */
   embedding: ImageEmbedding | null;
   contribution: CentroidContribution | null;
 };

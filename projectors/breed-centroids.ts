@@ -1,5 +1,5 @@
 import { Collections, type BreedCentroidDoc, type ImageVectorDoc } from '../contracts/read-models.ts';
-import { addInto, centroidChanges, contributionOf, decodeSum, encodeSum, fixedPointOf, type CentroidChange } from '../domain/images/breed-centroids.ts';
+import { addInto, breedVectorOf, centroidChanges, contributionOf, decodeSum, encodeSum, fixedPointOf, type CentroidChange } from '../domain/images/breed-centroids.ts';
 import { breedIdsAfter, type ImageEvent } from '../domain/images/image.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { defineProjection } from './projection.ts';
@@ -41,7 +41,7 @@ export const breedCentroidsProjection = defineProjection({
     let next: ImageVectorDoc | null;
     switch (event.type) {
       case 'ImageLabelled':
-        next = { ...doc, species_id: event.data.species_id, embedding: event.data.embedding ?? null };
+        next = { ...doc, species_id: event.data.species_id, embedding: breedVectorOf(event.data) };
         break;
       case 'ImageBreedTagged':
       case 'ImageBreedUntagged':

@@ -22,14 +22,23 @@ export const CENTROID_FIXED_POINT = 2 ** 16;
 export const PUBLIC_SCOPE = 'public';
 /** How many breeds a suggestion lists at most, and the confidence under which one is left out. */
 export const MAX_SUGGESTED_BREEDS = 5;
-export const MIN_SUGGESTED_CONFIDENCE = 0.01;
+export const MIN_SUGGESTED_CONFIDENCE = 0.001;
 /**
  * Blending (measured on the Oxford-IIIT Pet sample, `npm run eval:vision`): the centroids'
  * cosines become probabilities by a softmax at this temperature, and the by-name ImageNet map's
  * probability of a breed (0 for a breed without a class) is mixed in with this weight.
  */
-export const CENTROID_TEMPERATURE = 0.02;
-export const BY_NAME_WEIGHT = 0.3;
+export const CENTROID_TEMPERATURE = 0.05;
+export const BY_NAME_WEIGHT = 0.05;
+
+/**
+ * The vector an image is placed by for its breed: the whole image's features when recorded
+ * (`image_embedding`), else its `embedding` (the main animal's crop, or the whole image when no
+ * animal was found). With the animal's surroundings, the nearest centroid finds the breed more
+ * often than with the crop alone (Oxford-IIIT Pet sample, 5 splits: 89.0 % top-1 against 86.5 %).
+ */
+export const breedVectorOf = (labelled: { embedding?: ImageEmbedding | null; image_embedding?: ImageEmbedding | null }): ImageEmbedding | null =>
+  labelled.image_embedding ?? labelled.embedding ?? null;
 
 /** An embedding as the integer vector a centroid sum adds. */
 export const fixedPointOf = (embedding: ImageEmbedding): Float64Array => {

@@ -129,6 +129,11 @@ export type ImageLabelled = Event<
      * embeddings were recorded.
      */
     embedding?: ImageEmbedding;
+    /**
+     * The classifier's pooled features of the whole image when `embedding` is of a crop (the
+     * breed centroids place images by it: breedVectorOf); absent otherwise.
+     */
+    image_embedding?: ImageEmbedding;
     labelled_at: string;
   }
 >;

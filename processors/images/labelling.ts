@@ -18,7 +18,7 @@ import {
   type ColourCandidate,
 } from '../../domain/images/analysis.ts';
 import { decodeEmbedding, encodeEmbedding, type ImageEmbedding } from '../../domain/images/embedding.ts';
-import { decodeSum, mergeCentroids, PUBLIC_SCOPE, suggestBreedsByCentroids, type SuggestedBreed } from '../../domain/images/breed-centroids.ts';
+import { breedVectorOf, decodeSum, mergeCentroids, PUBLIC_SCOPE, suggestBreedsByCentroids, type SuggestedBreed } from '../../domain/images/breed-centroids.ts';
 import { Collections, type BreedCentroidDoc, type BreedDoc, type ColourDoc } from '../../contracts/read-models.ts';
 import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
@@ -182,7 +182,15 @@ export const imageLabellingProcessor: Processor = {
     const models = vision.info().filter((info) => info.task !== 'safety');
     const classifier = models.find((info) => info.task === 'classification');
     const embedding = encodeEmbedding(seen.features, classifier ? `${classifier.name} ${classifier.version}` : 'unknown', mainRegion);
-    const suggested = await suggestedBreeds(deps.readStore, uploaded.account_id, species, embedding, await breedNames(deps.readStore, species), classifications);
+    const imageEmbedding = mainRegion === 'crop' ? encodeEmbedding(whole.features, embedding.model, 'image') : undefined;
+    const suggested = await suggestedBreeds(
+      deps.readStore,
+      uploaded.account_id,
+      species,
+      breedVectorOf({ embedding, image_embedding: imageEmbedding })!,
+      await breedNames(deps.readStore, species),
+      classifications,
+    );
     await handleCommand(
       deps.eventStore,
       stream,
@@ -203,6 +211,7 @@ export const imageLabellingProcessor: Processor = {
           child_image_ids: children,
           vendor: models.length > 0 ? models.map((info) => `${info.name} ${info.version}`).join(' + ') : 'unknown',
           embedding,
+          ...(imageEmbedding ? { image_embedding: imageEmbedding } : {}),
           labelled_at: new Date().toISOString(),
         },
       },

@@ -61,8 +61,8 @@ export const evaluateBreedSplits = (results: readonly PhotoResult[], breeds: rea
     // the projection's bookkeeping: every catalogue photo uploaded with its breed by one account
     const sums = new Map<string, BreedCentroid & { species_id: string }>();
     for (const photo of catalogue) {
-      const contribution = contributionOf({ account_id: 'catalogue', species_id: photo.predicted, breed_ids: [photo.breedId], public: false, parent_image_id: null, embedding: photo.embedding });
-      const vector = fixedPointOf(photo.embedding);
+      const contribution = contributionOf({ account_id: 'catalogue', species_id: photo.predicted, breed_ids: [photo.breedId], public: false, parent_image_id: null, embedding: photo.breedVector });
+      const vector = fixedPointOf(photo.breedVector);
       for (const change of centroidChanges(null, contribution)) {
         const centroid = sums.get(change.key) ?? { breed_id: change.breed_id, species_id: change.species_id, count: 0, sum: new Float64Array(vector.length) };
         centroid.count += change.sign;
@@ -77,7 +77,7 @@ export const evaluateBreedSplits = (results: readonly PhotoResult[], breeds: rea
       const ofSpecies = breeds.filter((b) => b.species_id === species);
       const centroids = mergeCentroids([...sums.values()].filter((c) => c.species_id === species));
       const suggested = suggestBreedsByCentroids(
-        decodeEmbedding(photo.embedding),
+        decodeEmbedding(photo.breedVector),
         centroids,
         breedNameScores(photo.wholeTop, ofSpecies),
         new Set(ofSpecies.map((b) => b.id)),

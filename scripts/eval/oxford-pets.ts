@@ -22,6 +22,7 @@ import { suggestBreeds, type BreedName } from '../../domain/images/analysis.ts';
 import { processUpload, SIZE_BOUNDS } from '../../infrastructure/images/process-upload.ts';
 import type { VisionModels } from '../../infrastructure/vision/port.ts';
 import { encodeEmbedding, type ImageEmbedding } from '../../domain/images/embedding.ts';
+import { breedVectorOf } from '../../domain/images/breed-centroids.ts';
 import { analyseImage } from '../../processors/images/analyse.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -52,6 +53,8 @@ export type PhotoResult = {
   wholeTop: { index: number; label: string; confidence: number }[];
   /** the embedding the labelling processor records (main animal's crop, else the whole image) */
   embedding: ImageEmbedding;
+  /** the vector the labelling processor places the image by for its breed (breedVectorOf) */
+  breedVector: ImageEmbedding;
   /** EVAL_FLIP only: the same region of the mirrored image */
   flipped?: ImageEmbedding;
   /** EVAL_FLIP only: the whole image's features */
@@ -158,6 +161,10 @@ export const evaluateOxfordPets = async (vision: VisionModels, options: { datase
       breedId: id,
       wholeTop: analysis.whole.top.map(({ index, label, confidence }) => ({ index, label, confidence })),
       embedding: encodeEmbedding(analysis.main.features, model, analysis.mainRegion),
+      breedVector: breedVectorOf({
+        embedding: encodeEmbedding(analysis.main.features, model, analysis.mainRegion),
+        image_embedding: analysis.mainRegion === 'crop' ? encodeEmbedding(analysis.whole.features, model, 'image') : undefined,
+      })!,
       flipped,
       whole: options.flip ? encodeEmbedding(analysis.whole.features, model, 'image') : undefined,
     });
