@@ -1,0 +1,80 @@
+/**
+ * Breed suggestions learnt from the catalogue, end to end on the real models: photos of two cat
+ * breeds the ImageNet classifier has no class for (Birman, Bombay; Oxford-IIIT Pet sample, CC BY-SA
+ * 4.0, read from ../shared/datasets at test time) are uploaded with their `breed_ids`; a held-out
+ * photo uploaded afterwards has the right breed suggested first. Another account's private labelled
+ * photos change nothing in the caller's suggestions, and do change their own account's.
+ * Skipped when the models or the dataset are missing, except in CI where the models must be there.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveModelDir } from '../infrastructure/vision/index.ts';
+import { startTestService, type TestService } from './service.ts';
+
+const IMAGES = fileURLToPath(new URL('../../shared/datasets/oxford-pets-sample/images/', import.meta.url));
+const photo = (name: string) => readFileSync(join(IMAGES, `${name}.jpg`));
+const BIRMAN = ['Birman_121', 'Birman_125', 'Birman_142', 'Birman_144', 'Birman_149'];
+const BOMBAY = ['Bombay_10', 'Bombay_121', 'Bombay_123', 'Bombay_125', 'Bombay_140'];
+const modelsInstalled = existsSync(join(resolveModelDir(), 'manifest.json'));
+const datasetThere = existsSync(join(IMAGES, 'Birman_169.jpg'));
+if (!modelsInstalled || !datasetThere) console.warn(`breed-suggestions.e2e: skipped (${!modelsInstalled ? 'models not installed: npm run models' : `no ${IMAGES}`})`);
+
+type Suggested = { status: number; body: { species_id: string | null; suggested_breed_ids: string[]; suggested_breeds: { id: string; confidence: number | null }[] } };
+
+describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from labelled uploads', () => {
+  let service: TestService;
+  let alice = '';
+  let bob = '';
+
+  const uploadSync = async (key: string, name: string, breedIds?: string[]): Promise<Suggested> => {
+    const answer = await service.request('POST', '/v1/images/upload-sync', {
+      key,
+      body: { type: 'base64', image: photo(name).toString('base64'), auto_crop: false, ...(breedIds ? { breed_ids: breedIds } : {}) },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    return answer as Suggested;
+  };
+  /** The breed centroids are a projection: wait until it has seen everything appended so far. */
+  const centroidsCaughtUp = async () => {
+    const { eventStore, readStore } = service.adapters;
+    expect(await readStore.waitForCheckpoints(['breed-centroids'], await eventStore.headPosition(), 30_000)).toBe(true);
+  };
+
+  beforeAll(async () => {
+    service = await startTestService({ uploadSyncTimeoutMs: 120_000 });
+    alice = (await service.createAccount({ name: 'Alice' })).api_key;
+    bob = (await service.createAccount({ name: 'Bob' })).api_key;
+  }, 120_000);
+  afterAll(async () => {
+    await service?.dispose();
+  });
+
+  it('suggests the right breed first once labelled photos of it are in the catalogue, and another account’s private photos change nothing', async () => {
+    // before: the by-name ImageNet map alone, which has no class for either breed
+    const before = await uploadSync(alice, 'Birman_169');
+    expect(before.body.species_id).toBe('1');
+    expect(before.body.suggested_breed_ids).not.toContain('birm');
+
+    for (const name of BIRMAN) await uploadSync(alice, name, ['birm']);
+    for (const name of BOMBAY) await uploadSync(alice, name, ['bomb']);
+    await centroidsCaughtUp();
+
+    const birman = await uploadSync(alice, 'Birman_169');
+    expect(birman.body.suggested_breed_ids[0]).toBe('birm');
+    expect(birman.body.suggested_breeds[0]).toEqual({ id: 'birm', confidence: expect.any(Number) });
+    expect(birman.body.suggested_breeds[0].confidence).toBeGreaterThan(0.5);
+    expect(birman.body.suggested_breeds.map((s) => s.id)).toEqual(birman.body.suggested_breed_ids);
+    const bombay = await uploadSync(alice, 'Bombay_167');
+    expect(bombay.body.suggested_breed_ids[0]).toBe('bomb');
+
+    // Bob labels Birman photos as Bombay, privately: his suggestions learn from them, Alice's do not
+    for (const name of BIRMAN) await uploadSync(bob, name, ['bomb']);
+    await centroidsCaughtUp();
+    const bobs = await uploadSync(bob, 'Birman_169');
+    expect(bobs.body.suggested_breed_ids[0]).toBe('bomb');
+    const again = await uploadSync(alice, 'Birman_169');
+    expect(again.body.suggested_breeds).toEqual(birman.body.suggested_breeds);
+  }, 300_000);
+});
