@@ -117,6 +117,9 @@ export const AnalysedImage = Type.Intersect(
       suggested_breeds: Type.Array(SuggestedBreedSchema, {
         description: 'The suggested breeds (same order as suggested_breed_ids) with their confidence 0..1 (null on images labelled before confidences were recorded)',
       }),
+      duplicate_of: Type.Union([Type.String(), Type.Null()], {
+        description: "the id of the same account's earlier image this one nearly duplicates (embedding cosine ≥ 0.95), null when none",
+      }),
       tags: Type.Array(Type.String()),
       colours: Type.Array(Type.Object({ id: Type.String(), code: Type.String() })),
       orientation: Type.Union([Type.String(), Type.Null()]),

@@ -3,12 +3,14 @@
  * breeds the ImageNet classifier has no class for (Birman, Bombay; Oxford-IIIT Pet sample, CC BY-SA
  * 4.0, read from ../shared/datasets at test time) are uploaded with their `breed_ids`; a held-out
  * photo uploaded afterwards has the right breed suggested first. Another account's private labelled
- * photos change nothing in the caller's suggestions, and do change their own account's.
+ * photos change nothing in the caller's suggestions, and do change their own account's. An upload
+ * that nearly duplicates one of the same account's images carries `duplicate_of`.
  * Skipped when the models or the dataset are missing, except in CI where the models must be there.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveModelDir } from '../infrastructure/vision/index.ts';
 import { startTestService, type TestService } from './service.ts';
@@ -21,17 +23,17 @@ const modelsInstalled = existsSync(join(resolveModelDir(), 'manifest.json'));
 const datasetThere = existsSync(join(IMAGES, 'Birman_169.jpg'));
 if (!modelsInstalled || !datasetThere) console.warn(`breed-suggestions.e2e: skipped (${!modelsInstalled ? 'models not installed: npm run models' : `no ${IMAGES}`})`);
 
-type Suggested = { status: number; body: { species_id: string | null; suggested_breed_ids: string[]; suggested_breeds: { id: string; confidence: number | null }[] } };
+type Suggested = { status: number; body: { id: string; duplicate_of: string | null; species_id: string | null; suggested_breed_ids: string[]; suggested_breeds: { id: string; confidence: number | null }[] } };
 
 describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from labelled uploads', () => {
   let service: TestService;
   let alice = '';
   let bob = '';
 
-  const uploadSync = async (key: string, name: string, breedIds?: string[]): Promise<Suggested> => {
+  const uploadSync = async (key: string, name: string | Buffer, breedIds?: string[]): Promise<Suggested> => {
     const answer = await service.request('POST', '/v1/images/upload-sync', {
       key,
-      body: { type: 'base64', image: photo(name).toString('base64'), auto_crop: false, ...(breedIds ? { breed_ids: breedIds } : {}) },
+      body: { type: 'base64', image: (typeof name === 'string' ? photo(name) : name).toString('base64'), auto_crop: false, ...(breedIds ? { breed_ids: breedIds } : {}) },
     });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     return answer as Suggested;
@@ -55,6 +57,7 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
     // before: the by-name ImageNet map alone, which has no class for either breed
     const before = await uploadSync(alice, 'Birman_169');
     expect(before.body.species_id).toBe('1');
+    expect(before.body.duplicate_of).toBeNull();
     expect(before.body.suggested_breed_ids).not.toContain('birm');
 
     for (const name of BIRMAN) await uploadSync(alice, name, ['birm']);
@@ -66,6 +69,8 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
     expect(birman.body.suggested_breeds[0]).toEqual({ id: 'birm', confidence: expect.any(Number) });
     expect(birman.body.suggested_breeds[0].confidence).toBeGreaterThan(0.5);
     expect(birman.body.suggested_breeds.map((s) => s.id)).toEqual(birman.body.suggested_breed_ids);
+    // the same photo again: a duplicate of the first upload
+    expect(birman.body.duplicate_of).toBe(before.body.id);
     const bombay = await uploadSync(alice, 'Bombay_167');
     expect(bombay.body.suggested_breed_ids[0]).toBe('bomb');
 
@@ -76,5 +81,17 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
     expect(bobs.body.suggested_breed_ids[0]).toBe('bomb');
     const again = await uploadSync(alice, 'Birman_169');
     expect(again.body.suggested_breeds).toEqual(birman.body.suggested_breeds);
+  }, 300_000);
+
+  it('marks an upload that nearly duplicates one of the same account’s images (re-encoded smaller), not another account’s', async () => {
+    const first = await uploadSync(alice, 'Bombay_151');
+    expect(first.body.duplicate_of).toBeNull();
+    await centroidsCaughtUp();
+    const meta = await sharp(photo('Bombay_151')).metadata();
+    const smaller = await sharp(photo('Bombay_151')).resize({ width: Math.round(meta.width! * 0.7) }).jpeg({ quality: 60 }).toBuffer();
+    expect((await uploadSync(alice, smaller)).body.duplicate_of).toBe(first.body.id);
+    // another photo of the same breed is not a duplicate; nor is the same photo in another account
+    expect((await uploadSync(alice, 'Bombay_153')).body.duplicate_of).toBeNull();
+    expect((await uploadSync(bob, 'Bombay_151')).body.duplicate_of).toBeNull();
   }, 300_000);
 });

@@ -47,6 +47,7 @@ export const awaitAnalysis = async (store: EventStore, imageId: string, timeoutM
         species_id: labelled.species_id,
         suggested_breed_ids: labelled.suggested_breed_ids,
         suggested_breeds: labelled.suggested_breeds ?? labelled.suggested_breed_ids.map((id) => ({ id, confidence: null })),
+        duplicate_of: labelled.duplicate_of ?? null,
         tags: labelled.tags,
         colours: labelled.colour_ids.map((id, index) => ({ id, code: labelled.colour_codes[index] ?? '' })),
         orientation: labelled.orientation,

@@ -134,6 +134,12 @@ export type ImageLabelled = Event<
      * breed centroids place images by it: breedVectorOf); absent otherwise.
      */
     image_embedding?: ImageEmbedding;
+    /**
+     * The same account's earlier image this one nearly duplicates (vectors within
+     * DUPLICATE_SIMILARITY, domain/images/duplicates.ts), null when none; absent on images
+     * labelled before duplicates were looked for.
+     */
+    duplicate_of?: string | null;
     labelled_at: string;
   }
 >;

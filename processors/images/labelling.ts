@@ -19,7 +19,8 @@ import {
 } from '../../domain/images/analysis.ts';
 import { decodeEmbedding, encodeEmbedding, type ImageEmbedding } from '../../domain/images/embedding.ts';
 import { breedVectorOf, decodeSum, mergeCentroids, PUBLIC_SCOPE, suggestBreedsByCentroids, type SuggestedBreed } from '../../domain/images/breed-centroids.ts';
-import { Collections, type BreedCentroidDoc, type BreedDoc, type ColourDoc } from '../../contracts/read-models.ts';
+import { nearDuplicateOf } from '../../domain/images/duplicates.ts';
+import { Collections, type BreedCentroidDoc, type BreedDoc, type ColourDoc, type ImageVectorDoc } from '../../contracts/read-models.ts';
 import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
 import { isWrongExpectedRevision } from '../../infrastructure/event-store/port.ts';
@@ -59,6 +60,20 @@ const suggestedBreeds = async (
     : [];
   const centroids = mergeCentroids(docs.filter((doc) => doc.model === embedding.model).map((doc) => ({ breed_id: doc.breed_id, count: doc.count, sum: decodeSum(doc.sum) })));
   return suggestBreedsByCentroids(decodeEmbedding(embedding), centroids, breedNameScores(classifications, breeds), new Set(breeds.map((breed) => breed.id)));
+};
+
+/**
+ * The same account's earlier image this one nearly duplicates (nearDuplicateOf over the vectors
+ * of the account's images as the breed-centroids projection keeps them), or null. Auto-crop
+ * children are neither checked nor candidates. Costs one read of the account's vectors.
+ */
+const duplicateOf = async (readStore: ReadStore | undefined, uploaded: ImageUploaded['data'], vector: ImageEmbedding): Promise<string | null> => {
+  if (!readStore || uploaded.parent_image_id !== null) return null;
+  const docs = await readStore.collection<ImageVectorDoc>(Collections.imageVectors).find({ account_id: uploaded.account_id });
+  const candidates = docs
+    .filter((doc) => doc._id !== uploaded.image_id && doc.parent_image_id === null && doc.embedding?.model === vector.model)
+    .map((doc) => ({ id: doc._id, vector: decodeEmbedding(doc.embedding!) }));
+  return nearDuplicateOf(decodeEmbedding(vector), candidates);
 };
 
 const colourCandidates = async (readStore: ReadStore | undefined, species: string | null): Promise<ColourCandidate[]> => {
@@ -183,11 +198,12 @@ export const imageLabellingProcessor: Processor = {
     const classifier = models.find((info) => info.task === 'classification');
     const embedding = encodeEmbedding(seen.features, classifier ? `${classifier.name} ${classifier.version}` : 'unknown', mainRegion);
     const imageEmbedding = mainRegion === 'crop' ? encodeEmbedding(whole.features, embedding.model, 'image') : undefined;
+    const breedVector = breedVectorOf({ embedding, image_embedding: imageEmbedding })!;
     const suggested = await suggestedBreeds(
       deps.readStore,
       uploaded.account_id,
       species,
-      breedVectorOf({ embedding, image_embedding: imageEmbedding })!,
+      breedVector,
       await breedNames(deps.readStore, species),
       classifications,
     );
@@ -212,6 +228,7 @@ export const imageLabellingProcessor: Processor = {
           vendor: models.length > 0 ? models.map((info) => `${info.name} ${info.version}`).join(' + ') : 'unknown',
           embedding,
           ...(imageEmbedding ? { image_embedding: imageEmbedding } : {}),
+          duplicate_of: await duplicateOf(deps.readStore, uploaded, breedVector),
           labelled_at: new Date().toISOString(),
         },
       },
