@@ -1,7 +1,10 @@
 # One image for every process of the service; the command picks the process.
 FROM node:24-bookworm-slim
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# ffmpeg: Debian's 5.1.x with the distribution's security updates, the build pet videos are read
+# with (the static build in the npm packages is only a fallback). util-linux's prlimit (in the base
+# image) puts each ffmpeg/ffprobe child under its memory and CPU limits.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ ffmpeg && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev
 COPY . .

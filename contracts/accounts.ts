@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { DomainError } from '../domain/errors.ts';
 
 export const FeatureName = Type.String({ pattern: '^[a-z_]{1,40}$' });
 
@@ -52,17 +53,46 @@ export const FeatureList = Type.Array(
 
 export const CapabilityList = Type.Array(Type.Object({ name: Type.String(), enabled: Type.Boolean() }));
 
-export const PatchCapabilitiesBody = Type.Object(
-  {
-    capabilities: Type.Record(Type.String({ pattern: '^[a-z_]{1,40}$' }), Type.Boolean(), {
-      minProperties: 1,
-      maxProperties: 50,
-      description: 'capability name → true (switch on) / false (switch off)',
+const CapabilityName = Type.String({ pattern: '^[a-z_]{1,40}$' });
+
+/**
+ * Either `{capabilities: {name: bool}}` or what GET /accounts/capabilities answers,
+ * `[{name, enabled}]` (send back the list you read, with the switches changed).
+ */
+export const PatchCapabilitiesBody = Type.Union(
+  [
+    Type.Object(
+      {
+        capabilities: Type.Record(CapabilityName, Type.Boolean(), {
+          minProperties: 1,
+          maxProperties: 50,
+          description: 'capability name → true (switch on) / false (switch off)',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Array(Type.Object({ name: CapabilityName, enabled: Type.Boolean() }, { additionalProperties: false }), {
+      minItems: 1,
+      maxItems: 50,
+      description: 'the list GET /accounts/capabilities answers: enabled true switches on, false off',
     }),
-  },
-  { additionalProperties: false },
+  ],
+  { description: '`{capabilities: {name: bool}}`, or the `[{name, enabled}]` list GET answers' },
 );
 export type PatchCapabilitiesBody = Static<typeof PatchCapabilitiesBody>;
+
+/** The switches of either form, by name; a name given twice with different values is refused. */
+export const capabilityChangesOf = (body: PatchCapabilitiesBody): Record<string, boolean> => {
+  if (!Array.isArray(body)) return body.capabilities;
+  const changes: Record<string, boolean> = {};
+  for (const [index, item] of body.entries()) {
+    if (item.name in changes && changes[item.name] !== item.enabled) {
+      throw new DomainError('validation_failed', `capability ${item.name} is switched both on and off`, { details: [`body/${index}/enabled contradicts an earlier item named ${item.name}`] });
+    }
+    changes[item.name] = item.enabled;
+  }
+  return changes;
+};
 
 export const UsageQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 1000 }),

@@ -1,16 +1,16 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { EstimateQuery } from './pet-analyses.ts';
+import { EstimateQuery, estimateFields } from './pet-analyses.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+const weightKg = Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 2000, description: 'the pet’s weighed weight in kg, compared with the breed’s ideal weight' }));
+
 /** The spec's query of the body condition score, plus a recorded weight to compare with the breed's ideal. */
-export const BodyConditionQuery = Type.Composite([
-  EstimateQuery,
-  Type.Object({
-    weight_kg: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 2000, description: 'the pet’s weighed weight in kg, compared with the breed’s ideal weight' })),
-  }),
-]);
+export const BodyConditionQuery = Type.Composite([EstimateQuery, Type.Object({ weight_kg: weightKg })]);
+
+/** The same fields as an optional JSON body; a body value wins over the query's. */
+export const BodyConditionBody = Type.Object({ ...estimateFields, weight_kg: weightKg }, { additionalProperties: false });
 
 export const BodyConditionResult = Type.Object(
   {
@@ -64,6 +64,8 @@ export const BcsReviewRequestBody = Type.Object(
   {
     note: Type.Optional(Type.String({ maxLength: 1000, description: 'for the vet' })),
     external_owner_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'the owner’s id in your system (default: the pet’s sub_id)' })),
+    ...estimateFields,
+    weight_kg: weightKg,
   },
   { additionalProperties: false },
 );

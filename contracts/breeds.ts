@@ -167,8 +167,10 @@ export type ListBreedsQuery = Static<typeof ListBreedsQuery>;
 export const SearchBreedsQuery = Type.Object({
   ...styleA({ limit: 10 }),
   extinct: Type.Optional(QueryBoolean('only extinct (true) or only living (false) breeds; omitted: both')),
+  attach_image: Type.Optional(QueryBoolean("TheCatAPI: embed each breed's reference image as `image` (the Image; null when it has none)", false)),
   ...breedFilters,
 });
 export type SearchBreedsQuery = Static<typeof SearchBreedsQuery>;
 
 export const BreedReadQuery = Type.Object({ lang: Lang });
+

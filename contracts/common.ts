@@ -44,8 +44,3 @@ export const Success = Type.Object({ message: Type.Literal('SUCCESS') });
 /** Species ids: 1 cat, 2 dog, 3 horse. */
 export const SpeciesIdParam = Type.String({ pattern: '^[0-9]{1,3}$', description: '1 cat, 2 dog, 3 horse' });
 export const CommaList = (description: string) => Type.String({ maxLength: 1000, description });
-
-export const ImageRef = Type.Object({
-  id: Type.String(),
-  url: Type.Union([Type.String(), Type.Null()], { description: 'null until the image is known to this service' }),
-});

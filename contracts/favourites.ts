@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CommaList, CountryCode, ImageId, ImageRef, IpAddress, QueryBoolean, SpeciesIdParam, SubId } from './common.ts';
+import { CommaList, CountryCode, ImageId, IpAddress, QueryBoolean, SpeciesIdParam, SubId } from './common.ts';
+import { EmbeddedImage, unknownImage, type EmbeddedImage as EmbeddedImageValue } from './image-resource.ts';
 import { styleA } from './paging.ts';
 import { Lang } from './language.ts';
 
@@ -10,7 +11,7 @@ export const Favourite = Type.Object(
     sub_id: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),
     is_deleted: Type.Boolean(),
-    image: Type.Object({}, { additionalProperties: true, description: '{id, url}; the full image with attach_image=true' }),
+    image: EmbeddedImage,
   },
   { description: 'A favourite image' },
 );
@@ -41,26 +42,25 @@ export const ListFavouritesQuery = Type.Object({
   breed_groups: Type.Optional(CommaList('only favourites of images of these breed groups')),
   exclude_breed_groups: Type.Optional(CommaList('no favourites of images of these breed groups')),
   is_deleted: Type.Optional(QueryBoolean('also list deleted favourites', false)),
-  attach_image: Type.Optional(QueryBoolean('embed the full image record', false)),
+  attach_image: Type.Optional(QueryBoolean('accepted for TheCatAPI clients: the image is always embedded in full', false)),
   lang: Lang,
 });
 export type ListFavouritesQuery = Static<typeof ListFavouritesQuery>;
 
-export const AttachImageQuery = Type.Object({ attach_image: Type.Optional(QueryBoolean('embed the full image record', false)) });
+export const AttachImageQuery = Type.Object({ attach_image: Type.Optional(QueryBoolean('accepted for TheCatAPI clients: the image is always embedded in full', false)) });
 
-export { ImageRef };
 
-/** The Favourite resource as the API shows it (image url unknown until the image is known here). */
+/** The Favourite resource as the API shows it; `image` as embedded (only its id when not known here). */
 export const favouriteResource = (favourite: {
   favourite_id: number;
   image_id: string;
   sub_id: string | null;
   created_at: string;
-}, options: { deleted?: boolean; imageUrl?: string | null } = {}): Favourite => ({
+}, options: { deleted?: boolean; image?: EmbeddedImageValue } = {}): Favourite => ({
   id: favourite.favourite_id,
   image_id: favourite.image_id,
   sub_id: favourite.sub_id,
   created_at: favourite.created_at,
   is_deleted: options.deleted ?? false,
-  image: { id: favourite.image_id, url: options.imageUrl ?? null },
+  image: options.image ?? unknownImage(favourite.image_id),
 });

@@ -4,9 +4,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { SubId } from './common.ts';
-import type { ImageUploaded } from '../domain/images/image.ts';
 import type { ImageDoc } from './read-models.ts';
-import { imageUrl } from './image-url.ts';
+import { ImageSchema, type Image } from './image-resource.ts';
 
 const BreedIdList = Type.Union([Type.String({ maxLength: 1000, description: 'comma-separated breed ids' }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 })]);
 const Dimension = Type.Integer({ minimum: 1, maximum: 10000 });
@@ -69,28 +68,14 @@ export const MultipartFields = Type.Object(
 
 const Status = Type.Union([Type.Literal('to_be_reviewed'), Type.Literal('clean'), Type.Literal('unsafe'), Type.Literal('labelled')]);
 
-export const UploadedImage = Type.Object(
-  {
-    id: Type.String(),
-    url: Type.String({ format: 'uri', description: 'public, unguessable; no API key needed' }),
-    sub_id: Type.Union([Type.String(), Type.Null()]),
-    width: Type.Integer(),
-    height: Type.Integer(),
-    mime_type: Type.String(),
-    original_filename: Type.Union([Type.String(), Type.Null()]),
-    breed_ids: Type.Array(Type.String()),
-    age_months: Type.Union([Type.Integer(), Type.Null()]),
-    pending: Type.Union([Type.Literal(0), Type.Literal(1)]),
-    approved: Type.Union([Type.Literal(0), Type.Literal(1)]),
-    status: Status,
-    created_at: Type.String({ format: 'date-time' }),
-    links: Type.Object({ status: Type.String(), analysis: Type.String() }),
-  },
-  { description: 'An uploaded image (TheCatAPI fields plus status and links)' },
-);
-export type UploadedImage = Static<typeof UploadedImage>;
+const ImageLinks = Type.Object({ status: Type.String(), analysis: Type.String() }, { description: 'where to follow its processing' });
 
-const FractionBox = Type.Object({ left: Type.Number(), top: Type.Number(), width: Type.Number(), height: Type.Number() });
+/** The answer to an upload: the Image (contracts/image-resource.ts) plus the links to follow its processing. */
+export const UploadedImage = Type.Intersect([ImageSchema, Type.Object({ links: ImageLinks })], { description: 'An uploaded image: the Image plus links' });
+export type UploadedImage = Image & { links: Static<typeof ImageLinks> };
+
+export const imageLinks = (imageId: string): Static<typeof ImageLinks> => ({ status: `/v1/images/${imageId}/status`, analysis: `/v1/images/${imageId}/analysis` });
+
 
 const LabelSchema = Type.Object({
   Name: Type.String(),
@@ -106,13 +91,11 @@ const LabelSchema = Type.Object({
 const SuggestedBreedSchema = Type.Object({ id: Type.String(), confidence: Type.Union([Type.Number(), Type.Null()]) });
 const ModerationLabelSchema = Type.Object({ Name: Type.String(), Confidence: Type.Number(), ParentName: Type.String() });
 
-export const ChildImage = Type.Intersect([UploadedImage, Type.Object({ parent_image_id: Type.String(), crop_box: FractionBox })]);
-
 export const AnalysedImage = Type.Intersect(
   [
-    UploadedImage,
+    ImageSchema,
     Type.Object({
-      species_id: Type.Union([Type.String(), Type.Null()]),
+      links: ImageLinks,
       suggested_breed_ids: Type.Array(Type.String()),
       suggested_breeds: Type.Array(SuggestedBreedSchema, {
         description: 'The suggested breeds (same order as suggested_breed_ids) with their confidence 0..1 (null on images labelled before confidences were recorded)',
@@ -120,18 +103,18 @@ export const AnalysedImage = Type.Intersect(
       duplicate_of: Type.Union([Type.String(), Type.Null()], {
         description: "the id of the same account's earlier image this one nearly duplicates (embedding cosine ≥ 0.95), null when none",
       }),
-      tags: Type.Array(Type.String()),
-      colours: Type.Array(Type.Object({ id: Type.String(), code: Type.String() })),
       orientation: Type.Union([Type.String(), Type.Null()]),
-      unsafe_reasons: Type.Array(Type.String()),
       labels: Type.Array(LabelSchema),
       moderation_labels: Type.Array(ModerationLabelSchema),
-      childImages: Type.Array(ChildImage),
     }),
   ],
-  { description: 'An uploaded image after its analysis (upload-sync)' },
+  { description: 'An uploaded image after its analysis (upload-sync): the Image plus links and the analysis' },
 );
-export type AnalysedImage = Static<typeof AnalysedImage>;
+export type AnalysedImage = UploadedImage &
+  Pick<ImageDoc, 'suggested_breed_ids' | 'orientation' | 'labels' | 'moderation_labels'> & {
+    suggested_breeds: { id: string; confidence: number | null }[];
+    duplicate_of: string | null;
+  };
 
 export const ImageStatusView = Type.Object({ id: Type.String(), status: Status, updated_at: Type.String({ format: 'date-time' }) });
 
@@ -149,29 +132,6 @@ export const ImageAnalysis = Type.Array(
 export const UploadQuota = Type.Object({ quota: Type.Integer(), usage: Type.Integer(), remaining: Type.Integer() });
 export const SetUploadQuotaBody = Type.Object({ imageUploadQuota: Type.Integer({ minimum: 0, maximum: 10_000_000 }) }, { additionalProperties: false });
 export const AccountIdParam = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
-
-type UploadedLike = Pick<
-  ImageUploaded['data'],
-  'image_id' | 'sub_id' | 'width' | 'height' | 'mime_type' | 'original_filename' | 'breed_ids' | 'age_months' | 'created_at' | 'url_token' | 'format'
->;
-
-/** The uploaded image as the API answers it. */
-export const uploadedImageResource = (data: UploadedLike, status: UploadedImage['status'], baseUrl: string): UploadedImage => ({
-  id: data.image_id,
-  url: imageUrl(baseUrl, data),
-  sub_id: data.sub_id,
-  width: data.width,
-  height: data.height,
-  mime_type: data.mime_type,
-  original_filename: data.original_filename,
-  breed_ids: data.breed_ids,
-  age_months: data.age_months,
-  pending: 0,
-  approved: 0,
-  status,
-  created_at: data.created_at,
-  links: { status: `/v1/images/${data.image_id}/status`, analysis: `/v1/images/${data.image_id}/analysis` },
-});
 
 /** GET /images/{id}/analysis from the read model. */
 export const analysisOf = (doc: ImageDoc): Static<typeof ImageAnalysis> =>

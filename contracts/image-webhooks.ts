@@ -1,26 +1,19 @@
 /**
- * The bodies of the image webhook events (the spec leaves them open): the image as far as the
- * event tells. The dispatcher knows no public origin, so the body carries the image's file path
- * (`url_path`, under the API's origin) and the links to its status and analysis.
+ * The bodies of the image webhook events (the spec leaves them open). image.uploaded carries the
+ * Image resource (contracts/image-resource.ts) as the upload answered it, as its owner sees it,
+ * with the links to its status and analysis; its `url` is absolute under PUBLIC_BASE_URL when the
+ * deployment sets one, else the file's path under the API's origin (the dispatcher answers no
+ * request it could take an origin from). The later events tell what they changed.
  */
 import type { ImageLabelled, ImageUploaded, ImageValidated } from '../domain/images/image.ts';
-import { imageFilePath } from './image-url.ts';
+import { imageResource, uploadedImageDoc } from './image-resource.ts';
 
 const links = (imageId: string) => ({ status: `/v1/images/${imageId}/status`, analysis: `/v1/images/${imageId}/analysis` });
 
 /** image.uploaded */
-export const imageWebhookResource = (data: ImageUploaded['data']): Record<string, unknown> => ({
-  id: data.image_id,
-  sub_id: data.sub_id,
-  status: 'to_be_reviewed',
-  url_path: imageFilePath(data),
-  width: data.width,
-  height: data.height,
-  mime_type: data.mime_type,
-  original_filename: data.original_filename,
-  breed_ids: data.breed_ids,
+export const imageWebhookResource = (data: ImageUploaded['data'], publicBaseUrl = ''): Record<string, unknown> => ({
+  ...imageResource(uploadedImageDoc(data), { baseUrl: publicBaseUrl, breeds: [], categories: [], colours: [], children: [], owner: {} }),
   parent_image_id: data.parent_image_id,
-  created_at: data.created_at,
   links: links(data.image_id),
 });
 

@@ -3,12 +3,24 @@ import { CountryCode } from './common.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
 
-/** Query parameters the spec lists for the estimates (`lang` is accepted; results carry no translated text yet). */
-export const EstimateQuery = Type.Object({
+/** The context the spec lists for the analyses (`lang` is accepted; results carry no translated text yet). */
+export const estimateFields = {
   lang: Type.Optional(Type.String({ maxLength: 10 })),
   season: Type.Optional(Type.Union(['winter', 'spring', 'summer', 'autumn'].map((season) => Type.Literal(season)))),
   country: Type.Optional(CountryCode),
-});
+};
+
+/** The analyses' query parameters. */
+export const EstimateQuery = Type.Object(estimateFields);
+
+/**
+ * The same fields in an optional JSON body (TheCatAPI clients send them there): validated as the
+ * query is, a body value wins over the query's (estimateInputOf), an unknown field is 400.
+ */
+export const EstimateBody = Type.Object(estimateFields, { additionalProperties: false, description: 'optional; a value here wins over the query parameter' });
+
+/** What an analysis is asked with: the query, overridden field by field by the body. */
+export const estimateInputOf = <Q extends object, B extends object>(query: Q, body: B | undefined | null): Q & B => ({ ...query, ...(body ?? {}) }) as Q & B;
 
 export const WeightEstimateResult = Type.Object(
   {

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PORTRAIT_MODELS, PORTRAIT_STYLES } from '../domain/pet-analyses/portrait.ts';
 import { ImageId } from './common.ts';
+import { estimateFields } from './pet-analyses.ts';
 
 /** POST /v1/pets/{petId}/portrait: a style from the list; optionally the photo(s) to use (each one of the pet's photos). */
 export const PortraitRequest = Type.Object(
@@ -22,6 +23,7 @@ export const PortraitRequest = Type.Object(
         description: "photos of this pet to draw from; the first is used. Without it the service picks one (face, then front, then side pose; newest first)",
       }),
     ),
+    ...estimateFields,
   },
   { additionalProperties: false },
 );

@@ -1,17 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ImageId } from './common.ts';
 import type { ImageDoc } from './read-models.ts';
+import { EmbeddedImage } from './image-resource.ts';
+import type { EmbeddedImage as EmbeddedImageValue } from './image-resource.ts';
 import { REQUEST_MESSAGE_MAX } from '../domain/images/public-requests.ts';
 
-/** The image a public request is about: enough to show it. */
-export const ImageSummary = Type.Object({
-  id: Type.String(),
-  url: Type.String(),
-  width: Type.Integer(),
-  height: Type.Integer(),
-  mime_type: Type.String(),
-});
-export type ImageSummary = Static<typeof ImageSummary>;
 
 /** A request to make an image public (spec "Public-request record"); status pending, approved or rejected. */
 export const PublicRequest = Type.Object(
@@ -26,7 +19,7 @@ export const PublicRequest = Type.Object(
     actioned_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
-    image: ImageSummary,
+    image: EmbeddedImage,
   },
   { description: 'A request to make an image public' },
 );
@@ -51,7 +44,7 @@ export const PublicRequestDecisionBody = Type.Object(
 export type PublicRequestDecisionBody = Static<typeof PublicRequestDecisionBody>;
 
 /** The record from the image's read model, with the image as the API shows it. */
-export const publicRequestResource = (doc: ImageDoc, image: ImageSummary): PublicRequest | null => {
+export const publicRequestResource = (doc: Pick<ImageDoc, 'id' | 'account_id' | 'public_request'>, image: EmbeddedImageValue): PublicRequest | null => {
   const request = doc.public_request;
   if (!request) return null;
   return {

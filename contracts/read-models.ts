@@ -167,6 +167,8 @@ export type WebhookDoc = {
   id: string;
   account_id: string;
   url: string;
+  /** null when none was given (and on endpoints registered before names existed). */
+  name?: string | null;
   description: string;
   enabled_events: string[];
   status: 'enabled' | 'disabled';

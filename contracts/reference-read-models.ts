@@ -1,5 +1,6 @@
 import type { Breed, Colour } from './breeds.ts';
 import type { CountryListItem, Legislation } from './legislation.ts';
+import type { Language } from '../domain/reference-data/vocabulary.ts';
 
 /**
  * Read models of the reference data (breeds, colours, care tips, facts, health tips, categories,
@@ -99,3 +100,16 @@ export const REFERENCE_PROJECTIONS = {
   categories: 'categories',
   legislation: 'legislation',
 } as const;
+
+/** The Breed resource of a breed document in one language (its translation, or English when it has none). */
+export const breedIn = (doc: BreedDoc, translation: BreedDoc['translations'][TranslatedLanguage] | undefined, lang: Language): Breed =>
+  translation
+    ? {
+        ...doc.resource,
+        name: translation.name,
+        description: translation.description,
+        temperament: translation.temperament ?? doc.resource.temperament,
+        origin: translation.origin ?? doc.resource.origin,
+        language: lang,
+      }
+    : { ...doc.resource, language: 'en' };

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CommaList, CountryCode, ImageId, ImageRef, IpAddress, SpeciesIdParam, SubId } from './common.ts';
+import { CommaList, CountryCode, ImageId, IpAddress, SpeciesIdParam, SubId } from './common.ts';
+import { EmbeddedImage, unknownImage, type EmbeddedImage as EmbeddedImageValue } from './image-resource.ts';
 import { styleA } from './paging.ts';
 import { Lang } from './language.ts';
 
@@ -11,7 +12,7 @@ export const Vote = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     value: Type.Integer({ enum: [1, -1] }),
     country_code: Type.Union([Type.String(), Type.Null()]),
-    image: ImageRef,
+    image: EmbeddedImage,
   },
   { description: 'A vote on an image' },
 );
@@ -43,7 +44,7 @@ export const ListVotesQuery = Type.Object({
 });
 export type ListVotesQuery = Static<typeof ListVotesQuery>;
 
-/** The Vote resource as the API shows it, from the event that recorded it (image url unknown yet). */
+/** The Vote resource as the API shows it, from the event that recorded it; `image` as embedded (only its id when not known here). */
 export const voteFromCast = (vote: {
   vote_id: number;
   image_id: string;
@@ -51,12 +52,12 @@ export const voteFromCast = (vote: {
   created_at: string;
   value: number;
   country_code: string | null;
-}, imageUrl: string | null = null): Vote => ({
+}, image: EmbeddedImageValue = unknownImage(vote.image_id)): Vote => ({
   id: vote.vote_id,
   image_id: vote.image_id,
   sub_id: vote.sub_id,
   created_at: vote.created_at,
   value: vote.value,
   country_code: vote.country_code,
-  image: { id: vote.image_id, url: imageUrl },
+  image,
 });

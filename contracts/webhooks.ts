@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { styleA } from './paging.ts';
+import { DomainError } from '../domain/errors.ts';
 
 /**
  * Webhook endpoints and their delivery log. `signing_secret` appears only in the answers of
@@ -17,22 +18,43 @@ const EnabledEvents = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), 
   description: 'event names (GET /v1/webhooks/topics); unknown names are accepted and never fire',
 });
 
+const WebhookName = Type.String({ minLength: 1, maxLength: 200, description: "the endpoint's name (TheCatAPI's `name`), kept and shown back" });
+const EventsAlias = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: 50,
+  description: "TheCatAPI's name for `enabled_events`: give one of the two",
+});
+
+/** `enabled_events` or TheCatAPI's `events` (one of the two, required: enabledEventsOf). */
 export const CreateWebhookBody = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL of a public host' }),
+    name: Type.Optional(WebhookName),
     description: Type.Optional(Type.String({ maxLength: 500 })),
-    enabled_events: EnabledEvents,
+    enabled_events: Type.Optional(EnabledEvents),
+    events: Type.Optional(EventsAlias),
   },
   { additionalProperties: false },
 );
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 
+/** The subscribed events of a registration body: `enabled_events` or its alias `events`, exactly one of them. */
+export const enabledEventsOf = (body: { enabled_events?: string[]; events?: string[] }): string[] => {
+  if (body.enabled_events !== undefined && body.events !== undefined) {
+    throw new DomainError('validation_failed', 'body has both enabled_events and events', { details: ['body must have enabled_events or events (its alias), not both'] });
+  }
+  const events = body.enabled_events ?? body.events;
+  if (events === undefined) throw new DomainError('validation_failed', 'body has no enabled_events', { details: ["body must have required property 'enabled_events' (or its alias 'events')"] });
+  return events;
+};
+
 export const ImportWebhookBody = Type.Object(
   {
     account_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
     url: Type.String({ minLength: 1, maxLength: 2048 }),
+    name: Type.Optional(WebhookName),
     description: Type.Optional(Type.String({ maxLength: 500 })),
-    enabled_events: EnabledEvents,
+    enabled_events: Type.Optional(EnabledEvents),
+    events: Type.Optional(EventsAlias),
     legacy_unsigned: Type.Optional(
       Type.Boolean({ description: 'an endpoint from before signing existed: sent unsigned until its secret is rotated' }),
     ),
@@ -45,6 +67,7 @@ export const WebhookEndpoint = Type.Object(
   {
     id: Type.String(),
     url: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()], { description: 'null when none was given' }),
     description: Type.String(),
     enabled_events: Type.Array(Type.String()),
     status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], {

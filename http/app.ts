@@ -12,6 +12,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ErrorEnvelope } from '../contracts/common.ts';
+import { Image } from '../contracts/image-resource.ts';
 import { PAGINATION_HEADERS } from '../contracts/paging.ts';
 import { envelope, registerErrorHandling } from './errors.ts';
 import { registerAuth, type AuthDependencies } from './auth.ts';
@@ -30,6 +31,8 @@ import { API_KEY_SECURITY_SCHEMES } from './api-key.ts';
 import { registerHttpMetrics, type HttpMetricsOptions } from './metrics.ts';
 import { prettyTransport } from '../infrastructure/logger.ts';
 import { sharedSerializers } from './serializers.ts';
+import { markOptionalBodies, registerJsonBody } from './json-body.ts';
+import { registerOperationIds } from './operation-ids.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -108,10 +111,14 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   recordRouteTable(app);
+  registerOperationIds(app);
   documentHttpErrors(app);
   documentResponseHeaders(app, { rateLimited: options.rateLimit !== false });
   app.setValidatorCompiler(validatorCompiler);
+  registerJsonBody(app);
   app.addSchema(ErrorEnvelope);
+  // The one Image schema every answer carrying an image references (#/components/schemas/Image).
+  app.addSchema(Image);
   // (A callback hook: an async one costs a promise per response, on every route.)
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
@@ -145,6 +152,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
       security: [{ apiKey: [] }, { apiKeyQuery: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
+    transformObject: (document) => markOptionalBodies('openapiObject' in document ? document.openapiObject : document.swaggerObject, app.routeTable),
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs', uiConfig: { deepLinking: true } });
 

@@ -13,6 +13,8 @@ export type RouteEntry = {
   /** Left out of the OpenAPI document. */
   hidden: boolean;
   params: string[];
+  /** Its JSON body may be left out (config.optionalBody). */
+  optionalBody: boolean;
   schema: { body?: unknown; params?: unknown; querystring?: unknown } | undefined;
 };
 
@@ -34,7 +36,7 @@ export const recordRouteTable = (app: FastifyInstance): void => {
   const routes: RouteEntry[] = [];
   app.decorate('routeTable', routes);
   app.addHook('onRoute', (route) => {
-    const config = (route.config ?? {}) as { auth?: RouteAuth; feature?: string };
+    const config = (route.config ?? {}) as { auth?: RouteAuth; feature?: string; optionalBody?: boolean };
     const schema = route.schema as (RouteEntry['schema'] & { hide?: boolean }) | undefined;
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       routes.push({
@@ -45,6 +47,7 @@ export const recordRouteTable = (app: FastifyInstance): void => {
         feature: config.feature,
         hidden: schema?.hide === true,
         params: [...route.url.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]),
+        optionalBody: config.optionalBody === true,
         schema,
       });
     }

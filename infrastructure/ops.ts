@@ -6,6 +6,8 @@ import { checkpointLags } from './metrics/lag.ts';
 import { startMetricsServer, type Readiness } from './metrics/server.ts';
 import type { OpsConfig } from './ops-config.ts';
 import { mongoCommandCounts, monitorsMongoCommands } from './mongo-commands.ts';
+import { mediaBuild } from './media/ffmpeg-binaries.ts';
+import { mediaSlots } from './media/bounded-run.ts';
 
 export type ProcessOps = {
   metrics: Metrics;
@@ -45,6 +47,14 @@ export const startProcessOps = async (options: {
   const eventStore = instrumentEventStore(adapters.eventStore, metrics, head.note);
 
   metrics.gauge('eventstore_head_position', 'Position of the last event in the log (cached, refreshed every second)', [], async (set) => set({}, Number(head.position)));
+  metrics.gauge('media_ffmpeg_info', 'The ffmpeg and ffprobe builds pet videos are read with (1): version, source (system, env, npm-fallback) and path', ['binary', 'version', 'source', 'path'], async (set) => {
+    const build = await mediaBuild();
+    for (const binary of ['ffmpeg', 'ffprobe'] as const) set({ binary, version: build[binary].version, source: build[binary].source, path: build[binary].path }, 1);
+  });
+  metrics.gauge('media_jobs', 'ffmpeg/ffprobe children of this process: running, and waiting for one of the MEDIA_CONCURRENCY slots', ['state'], async (set) => {
+    set({ state: 'running' }, mediaSlots.running());
+    set({ state: 'waiting' }, mediaSlots.waiting());
+  });
   const lagNames = options.lagCheckpoints ?? [];
   if (lagNames.length > 0) {
     // One log read serves both gauges of a scrape.

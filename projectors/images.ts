@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Collections, type ImageDoc } from '../contracts/read-models.ts';
 import type { ImageEvent } from '../domain/images/image.ts';
 import { defineProjection } from './projection.ts';
+import { uploadedImageDoc } from '../contracts/image-resource.ts';
 
 /** A stable number in [0, 1) from the image id (random order without a random write). */
 const randomOf = (imageId: string): number => createHash('sha256').update(imageId).digest().readUInt32BE(0) / 2 ** 32;
@@ -29,45 +30,7 @@ export const imagesProjection = defineProjection({
     const images = store.collection<ImageDoc>(Collections.images);
     const id = event.data.image_id;
     if (event.type === 'ImageUploaded') {
-      const data = event.data;
-      const doc: ImageDoc = {
-        _id: id,
-        id,
-        account_id: data.account_id,
-        sub_id: data.sub_id,
-        species_id: null,
-        breed_ids: [...data.breed_ids],
-        suggested_breed_ids: [],
-        category_ids: [],
-        colour_ids: [],
-        colour_codes: [],
-        mime_type: data.mime_type,
-        format: data.format,
-        width: data.width,
-        height: data.height,
-        bytes: data.bytes,
-        age_months: data.age_months,
-        original_filename: data.original_filename,
-        status: 'to_be_reviewed',
-        unsafe_reasons: [],
-        moderation_labels: [],
-        labels: [],
-        tags: [],
-        orientation: null,
-        public: false,
-        review: { approved: false, public: false, pending: false, rejected: false, flagged: false, is_portrait: false },
-        public_request: null,
-        url_token: data.url_token,
-        blob_keys: data.blob_keys,
-        parent_image_id: data.parent_image_id,
-        crop_box: data.crop_box,
-        child_image_ids: [],
-        vendor: null,
-        analysed_at: null,
-        created_at: data.created_at,
-        updated_at: data.created_at,
-        random: randomOf(id),
-      };
+      const doc: ImageDoc = { ...uploadedImageDoc(event.data), random: randomOf(id) };
       await images.upsert(doc, recorded.position);
       return;
     }

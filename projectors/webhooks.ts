@@ -25,6 +25,7 @@ export const webhooksProjection = defineProjection({
             id: event.data.webhook_id,
             account_id: event.data.account_id,
             url: event.data.url,
+            name: event.data.name ?? null,
             description: event.data.description,
             enabled_events: [...event.data.enabled_events],
             status: 'enabled',

@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { Breed } from '../contracts/breeds.ts';
+import { breedIn } from '../contracts/reference-read-models.ts';
+
+export { breedIn };
 import type { Order } from '../contracts/paging.ts';
 import { REFERENCE_COLLECTIONS, REFERENCE_PROJECTIONS, type BreedDoc, type TranslatedLanguage } from '../contracts/reference-read-models.ts';
 import { LANGUAGES, type Language } from '../domain/reference-data/vocabulary.ts';
@@ -69,19 +72,6 @@ const jsonArray = (items: Buffer[]): Buffer => {
   parts.push(CLOSE);
   return Buffer.concat(parts);
 };
-
-/** The Breed resource in one language: the translated texts where the record has them (else English), marked with the language served. */
-export const breedIn = (doc: BreedDoc, translation: BreedDoc['translations'][TranslatedLanguage] | undefined, lang: Language): Breed =>
-  translation
-    ? {
-        ...doc.resource,
-        name: translation.name,
-        description: translation.description,
-        temperament: translation.temperament ?? doc.resource.temperament,
-        origin: translation.origin ?? doc.resource.origin,
-        language: lang,
-      }
-    : { ...doc.resource, language: 'en' };
 
 const toEntry = (doc: BreedDoc): CatalogueEntry => {
   const resources = {} as Record<Language, Breed>;

@@ -130,7 +130,7 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
   // After the HTTP app is built: compiling its schemas holds the event loop for seconds on a busy
   // machine, and attempts already on their way would run into their timeouts meanwhile.
   const dispatcher = config.runWebhookDispatcher
-    ? await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
+    ? await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, publicBaseUrl: config.publicBaseUrl, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
     : null;
   logger.info({ url: address, adapters: adapters.kinds }, 'listening');
 

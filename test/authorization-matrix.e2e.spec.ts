@@ -52,6 +52,8 @@ const created = async (service: TestService, key: string, path: string, body: un
  */
 const RESOURCE_CREATORS: Record<string, Creator> = {
   votes: async (service, key) => ({ id: await created(service, key, '/v1/votes', { image_id: 'matrix-image', value: 1 }) }),
+  // DELETE /v1/vote/{id}: TheCatAPI's singular path for a vote.
+  vote: async (service, key) => ({ id: await created(service, key, '/v1/votes', { image_id: 'matrix-image', value: 1 }) }),
   favourites: async (service, key) => ({
     id: await created(service, key, '/v1/favourites', { image_id: `matrix-${Math.random().toString(36).slice(2)}` }),
   }),
@@ -232,5 +234,72 @@ describe.each(adminOperations.map((route) => [`${route.method} ${route.path}`, r
     expectEnvelope(await call(route, 'live_not-a-key-of-anyone'), 403, 'admin_only');
     expectEnvelope(await call(route, owner.api_key), 403, 'admin_only');
     expectEnvelope(await call(route, inactive.api_key), 403, 'admin_only');
+  });
+});
+
+/**
+ * Another account's identifiers never appear: the owner's end-user `sub_id`, its `account_id` and
+ * the image's `original_filename` are the owner's (and admins') only. Another account that finds
+ * the owner's public image — in search, by id, through its own votes and favourites on it, its
+ * webhook deliveries, the breed it shows — calls every GET operation of the route table and
+ * never sees them in any answer.
+ */
+describe('another account’s identifiers must not appear', () => {
+  it('in any answer to another account, for the owner’s public image and every record of the other account about it', async () => {
+    const secret = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    const mustNotAppear = { sub_id: `owner-end-user-${secret}`, original_filename: `owner-file-${secret}.png`, account_id: owner.account_id };
+    const png = await sharp({ create: { width: 24, height: 24, channels: 3, background: { r: 10, g: 200, b: 90 } } }).png().toBuffer();
+    const upload = await service.request('POST', '/v1/images/upload', {
+      key: owner.api_key,
+      body: { type: 'base64', image: png.toString('base64'), sub_id: mustNotAppear.sub_id, original_filename: mustNotAppear.original_filename, breed_ids: ['abys'] },
+    });
+    expect(upload.status).toBe(201);
+    // The owner sees its own fields (so the check below is not vacuous).
+    expect(upload.body).toMatchObject({ sub_id: mustNotAppear.sub_id, original_filename: mustNotAppear.original_filename });
+    const imageId = upload.body.id as string;
+    expect((await service.request('POST', `/v1/images/${imageId}/public-requests`, { key: owner.api_key, body: {} })).status).toBe(201);
+    expect((await service.request('POST', `/v1/images/${imageId}/public-requests/decision`, { key: ADMIN_KEY, body: { status: 'approved' } })).status).toBe(200);
+    const deadline = Date.now() + 10_000;
+    while ((await service.request('GET', `/v1/images/${imageId}`, { key: other.api_key })).status !== 200 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const answers: { what: string; body: unknown }[] = [];
+    const hook = await service.request('POST', '/v1/webhooks', { key: other.api_key, body: { url: 'http://127.0.0.1:9/privacy', enabled_events: ['vote.created', 'favourite.created'] } });
+    const vote = await service.request('POST', '/v1/votes', { key: other.api_key, body: { image_id: imageId, value: 1, sub_id: 'other-user' } });
+    const favourite = await service.request('POST', '/v1/favourites', { key: other.api_key, body: { image_id: imageId } });
+    expect([hook.status, vote.status, favourite.status]).toEqual([201, 201, 201]);
+    expect(vote.body.image.url).toBe(upload.body.url);
+    answers.push({ what: 'POST /v1/votes', body: vote.body }, { what: 'POST /v1/favourites', body: favourite.body });
+
+    const paramsByPrefix: Record<string, Record<string, string>> = {
+      images: { id: imageId, imageId, breedId: 'abys' },
+      votes: { id: String(vote.body.id) },
+      favourites: { id: String(favourite.body.id) },
+      webhooks: { id: hook.body.id },
+      breeds: { breedId: 'abys', id: 'abys' },
+    };
+    const queries: Record<string, string> = {
+      '/v1/images/search': '?limit=100&include_categories=1&include_colours=1',
+      '/v1/images': '?limit=100',
+      '/v1/breeds/search': '?q=abys&attach_image=1',
+      '/v1/favourites': '?attach_image=1',
+    };
+    const gets = accountOperations.filter((route) => route.method === 'GET');
+    for (const route of gets) {
+      const url = pathWith(route, paramsByPrefix[prefixOf(route)] ?? {}) + (queries[route.url] ?? '');
+      const response = await service.request('GET', url, { key: other.api_key });
+      answers.push({ what: `GET ${url} → ${response.status}`, body: response.body });
+    }
+    const searched = answers.find((answer) => answer.what.startsWith('GET /v1/images/search?'))!.body as { id: string; sub_id: unknown }[];
+    expect(searched.find((image) => image.id === imageId), 'the public image is found').toMatchObject({ sub_id: null });
+    // Nor can another account's end-user id be probed: sub_id filters the caller's own images only.
+    const probe = await service.request('GET', `/v1/images/search?sub_id=${mustNotAppear.sub_id}&limit=100`, { key: other.api_key });
+    expect(probe.status).toBe(200);
+    expect(probe.body.map((image: { id: string }) => image.id)).not.toContain(imageId);
+    const ownProbe = await service.request('GET', `/v1/images/search?sub_id=${mustNotAppear.sub_id}&limit=100`, { key: owner.api_key });
+    expect(ownProbe.body.map((image: { id: string }) => image.id)).toContain(imageId);
+    for (const { what, body } of answers) {
+      const text = JSON.stringify(body);
+      for (const [field, value] of Object.entries(mustNotAppear)) expect(text.includes(value), `${what} shows the owner's ${field}`).toBe(false);
+    }
   });
 });

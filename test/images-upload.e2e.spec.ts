@@ -59,7 +59,7 @@ describe('uploading images', () => {
     it(`accepts a ${format} and serves it at its public url`, async () => {
       const upload = await uploadFile(await catPhoto(format), { filename: `cat.${ext}`, type: 'text/plain', fields: { sub_id: 'user-1' } });
       expect(upload.status, JSON.stringify(upload.body)).toBe(201);
-      expect(upload.body).toMatchObject({ sub_id: 'user-1', width: 400, height: 300, mime_type: mime, original_filename: `cat.${ext}`, pending: 0, approved: 0, status: 'to_be_reviewed' });
+      expect(upload.body).toMatchObject({ sub_id: 'user-1', width: 400, height: 300, mime_type: mime, original_filename: `cat.${ext}`, pending: 1, approved: 0, status: 'to_be_reviewed' });
       expect(upload.body.links.status).toBe(`/v1/images/${upload.body.id}/status`);
       expect(upload.body.url).toMatch(new RegExp(`/v1/images/files/[A-Za-z0-9_-]{32}\\.${ext}$`));
       expect(upload.body.url).not.toContain(upload.body.id);

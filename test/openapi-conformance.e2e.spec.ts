@@ -224,6 +224,54 @@ describe('every documented response matches the served OpenAPI document', () => 
     expect(problems).toEqual([]);
   });
 
+  it('describes every image with the one Image schema, and every image answered validates against it', async () => {
+    problems.length = 0;
+    const schemas = (spec.components as { schemas: Record<string, any> }).schemas;
+    expect(schemas.Image?.properties).toHaveProperty('childImages');
+    // No response schema describes an image on its own (an object with an image's url, size and type): each refers to #/components/schemas/Image.
+    const inline: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (!node || typeof node !== 'object') return;
+      const properties = (node as { properties?: Record<string, unknown> }).properties;
+      if (properties && ['url', 'width', 'height', 'mime_type'].every((field) => field in properties)) inline.push(where);
+      for (const [name, child] of Object.entries(node)) walk(child, `${where}/${name}`);
+    };
+    for (const [path, methods] of Object.entries(spec.paths)) {
+      for (const [method, operation] of Object.entries(methods)) walk(operation.responses, `${method.toUpperCase()} ${path}`);
+    }
+    expect(inline, 'response schemas describing an image inline instead of referring to the Image schema').toEqual([]);
+    const refersToImage = (path: string, method: string, status: string) => JSON.stringify(spec.paths[path][method].responses[status]).includes('"#/components/schemas/Image"');
+    for (const [path, method, status] of [
+      ['/v1/images/search', 'get', '200'],
+      ['/v1/images', 'get', '200'],
+      ['/v1/images/{id}', 'get', '200'],
+      ['/v1/images/upload', 'post', '201'],
+      ['/v1/images/upload-sync', 'post', '201'],
+      ['/v1/votes', 'get', '200'],
+      ['/v1/votes', 'post', '201'],
+      ['/v1/favourites', 'get', '200'],
+      ['/v1/favourites/{id}', 'get', '200'],
+      ['/v1/images/{imageId}/public-requests', 'get', '200'],
+      ['/v1/images/{imageId}/public-requests/decision', 'post', '200'],
+      ['/v1/breeds/search', 'get', '200'],
+    ]) {
+      expect(refersToImage(path, method, status), `${method.toUpperCase()} ${path} ${status}`).toBe(true);
+    }
+    // Answers that carry a known image, checked against the document (and so against the Image schema).
+    const png = await sharp({ create: { width: 30, height: 20, channels: 3, background: '#336699' } }).png().toBuffer();
+    const image = await check('post', '/v1/images/upload', '/v1/images/upload', { body: { type: 'base64', image: png.toString('base64'), sub_id: 'shape' }, status: 201 });
+    const vote = await check('post', '/v1/votes', '/v1/votes', { body: { image_id: image.body.id, value: 1 }, status: 201 });
+    expect(vote.body.image.url).toBe(image.body.url);
+    await check('post', '/v1/favourites', '/v1/favourites', { body: { image_id: image.body.id }, status: 201 });
+    await check('get', '/v1/votes/{id}', `/v1/votes/${vote.body.id}`, { status: 200 });
+    await check('get', '/v1/favourites', '/v1/favourites', { status: 200 });
+    await check('get', '/v1/images/{id}', `/v1/images/${image.body.id}`, { status: 200 });
+    await check('post', '/v1/images/{imageId}/public-requests', `/v1/images/${image.body.id}/public-requests`, { body: {}, status: 201 });
+    await check('post', '/v1/images/{imageId}/public-requests/decision', `/v1/images/${image.body.id}/public-requests/decision`, { body: { status: 'approved' }, key: ADMIN_KEY, status: 200 });
+    await check('get', '/v1/breeds/search', '/v1/breeds/search?q=a&limit=20&attach_image=1', { status: 200 });
+    expect(problems).toEqual([]);
+  });
+
   it('finds a mismatch when there is one (the checker can fail)', () => {
     const headers = new Headers({ 'RateLimit-Limit': '10', 'RateLimit-Remaining': '9', 'RateLimit-Reset': '60' });
     const vote = { id: 1, image_id: 'x', sub_id: null, created_at: new Date().toISOString(), value: 1, country_code: null, image: { id: 'x', url: null } };

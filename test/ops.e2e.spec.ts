@@ -67,6 +67,16 @@ describe('in one process', () => {
     }
   });
 
+  it('names the ffmpeg and ffprobe builds pet videos are read with, and the media children running', async () => {
+    const text = await service.ops.metrics.registry.metrics();
+    const info = /media_ffmpeg_info\{binary="ffmpeg",version="([^"]+)",source="([^"]+)",path="([^"]+)",process="all-in-one"\} 1/.exec(text);
+    expect(info, text.split('\n').filter((line) => line.startsWith('media_')).join('\n')).not.toBeNull();
+    expect(info![1]).not.toBe('unknown');
+    expect(['system', 'env', 'npm-fallback']).toContain(info![2]);
+    expect(text).toMatch(/media_ffmpeg_info\{binary="ffprobe",version="[^"]+"/);
+    expect(metricValue(text, 'media_jobs', { state: 'running' })).toBe(0);
+  });
+
   it('counts append conflicts and times appends', async () => {
     const before = await service.ops.metrics.registry.getSingleMetricAsString('eventstore_append_conflicts_total');
     await expect(

@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
+import { ffmpegPath } from '../infrastructure/media/ffmpeg-binaries.ts';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, storedBlobKeys, type TestService } from './service.ts';
@@ -13,7 +13,7 @@ import { startTestService, storedBlobKeys, type TestService } from './service.ts
  * Pet photos and videos through real multipart requests: stored media records, identical bytes,
  * the 100-photos-per-24-hours rule (also under parallel requests), videos probed with ffprobe,
  * and bad uploads — each a precise 4xx with nothing stored and no temporary file left.
- * Test videos are made by ffmpeg itself (the binary @ffmpeg-installer ships).
+ * Test videos are made by ffmpeg itself (the build the service runs: infrastructure/media/ffmpeg-binaries.ts).
  */
 
 let service: TestService;
@@ -25,7 +25,7 @@ const videos: Record<string, Buffer> = {};
 
 const ffmpeg = async (args: string[], out: string): Promise<Buffer> => {
   const path = join(work, out);
-  await run(ffmpegInstaller.path, ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-t', '2', ...args, path]);
+  await run(ffmpegPath(), ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-t', '2', ...args, path]);
   return readFileSync(path);
 };
 
@@ -60,7 +60,7 @@ const newPet = async (apiKey = key): Promise<string> => {
 const upload = async (path: string, form: FormData, apiKey = key) => {
   const response = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'x-api-key': apiKey }, body: form });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
 };
 
 const photoForm = (files: Buffer[], fields: Record<string, string> = {}, type = 'image/png') => {
@@ -184,6 +184,9 @@ describe('pet photos', () => {
     const crossing = await upload(`/v1/pets/${petId}/images`, photoForm(await Promise.all(Array.from({ length: 6 }, (_, i) => png(2000 + i)))));
     expect(crossing.status).toBe(429);
     expect(crossing.body).toMatchObject({ code: 'pet_upload_rate_exceeded', limit: 100, window_hours: 24, recent_uploads: 95, requested: 6 });
+    // Every 429 says when to retry: here when the oldest counted photo (just uploaded) leaves the 24-hour window.
+    expect(Number(crossing.headers.get('retry-after'))).toBeGreaterThan(24 * 3600 - 120);
+    expect(Number(crossing.headers.get('retry-after'))).toBeLessThanOrEqual(24 * 3600);
     expect(await mediaOf(petId)).toHaveLength(95);
     const repeat = await upload(`/v1/pets/${petId}/images`, photoForm([await png(1000), await png(1001)]));
     expect(repeat.status).toBe(200);

@@ -73,6 +73,7 @@ describe('webhook endpoints', () => {
     expect(one.body).toEqual({
       id,
       url: 'http://127.0.0.1:9/hook',
+      name: null,
       description: 'mine',
       enabled_events: ['vote.created', 'no.such.event'],
       status: 'enabled',

@@ -22,7 +22,8 @@ export type WebhookEventMapping = {
   topic: string;
   webhookEvent: WebhookTopic;
   accountId: (event: RecordedEvent) => string | null;
-  resource: (event: RecordedEvent) => Record<string, unknown>;
+  /** `publicBaseUrl`: PUBLIC_BASE_URL ('' when unset), for the urls the resource carries. */
+  resource: (event: RecordedEvent, publicBaseUrl: string) => Record<string, unknown>;
   countryCode?: (event: RecordedEvent) => string | null;
 };
 
@@ -50,7 +51,7 @@ export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
     topic: topicFor('image'),
     webhookEvent: 'image.uploaded',
     accountId: (event) => dataOf<ImageUploaded>(event).account_id,
-    resource: (event) => imageWebhookResource(dataOf<ImageUploaded>(event)),
+    resource: (event, publicBaseUrl) => imageWebhookResource(dataOf<ImageUploaded>(event), publicBaseUrl),
   },
   {
     domainEvent: 'ImageValidated',
@@ -99,10 +100,10 @@ export const mappedTopics = (): string[] => [...new Set(WEBHOOK_EVENT_MAPPINGS.m
  * The delivery body: the resource plus `_metadata` (event type, time, country where known, and the
  * domain event id — stable across retries and redeliveries, for receivers to de-duplicate on).
  */
-export const webhookPayload = (mapping: WebhookEventMapping, event: RecordedEvent): Record<string, unknown> => {
+export const webhookPayload = (mapping: WebhookEventMapping, event: RecordedEvent, publicBaseUrl = ''): Record<string, unknown> => {
   const countryCode = mapping.countryCode?.(event) ?? null;
   return {
-    ...mapping.resource(event),
+    ...mapping.resource(event, publicBaseUrl),
     _metadata: {
       event_type: mapping.webhookEvent,
       event_id: event.id,

@@ -58,6 +58,8 @@ export type DispatcherDeps = {
   secrets: SecretBox;
   logger: Logger;
   options?: Partial<DispatcherOptions>;
+  /** PUBLIC_BASE_URL: image urls in webhook bodies are absolute under it (else paths under the API's origin). */
+  publicBaseUrl?: string;
 };
 
 export const DISPATCHER_GROUP = 'webhook-dispatcher';

@@ -35,7 +35,7 @@ export type PlannedDelivery = {
  */
 export const planDeliveries = async (
   events: readonly RecordedEvent[],
-  deps: { readStore: ReadStore },
+  deps: { readStore: ReadStore; publicBaseUrl?: string },
   options: { catchUpMs?: number; now?: () => string } = {},
 ): Promise<PlannedDelivery[]> => {
   const mapped = [];
@@ -62,7 +62,7 @@ export const planDeliveries = async (
   for (const { event, mapping, accountId } of mapped) {
     const endpoints = (await lookUp(accountId)).filter((endpoint) => endpoint.enabled_events.includes(mapping.webhookEvent));
     if (endpoints.length === 0) continue;
-    const payload = webhookPayload(mapping, event);
+    const payload = webhookPayload(mapping, event, deps.publicBaseUrl);
     for (const endpoint of endpoints) {
       const deliveryId = deliveryIdFor(event.id, endpoint.id);
       if (planned.has(deliveryId)) continue;

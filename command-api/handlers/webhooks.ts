@@ -16,6 +16,7 @@ export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString(
 export type RegisterWebhookInput = {
   account_id: string;
   url: string;
+  name: string | null;
   description: string;
   enabled_events: string[];
   legacy_unsigned: boolean;
@@ -69,6 +70,7 @@ export const registerWebhook = async (
       webhook_id: webhookId,
       account_id: input.account_id,
       url: input.url,
+      name: input.name,
       description: input.description,
       enabled_events: input.enabled_events,
       signing_secret_encrypted: signingSecret === null ? null : settings.secrets.encrypt(signingSecret, webhookId),

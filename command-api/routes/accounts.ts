@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CapabilityList, PatchCapabilitiesBody } from '../../contracts/accounts.ts';
+import { CapabilityList, capabilityChangesOf, PatchCapabilitiesBody } from '../../contracts/accounts.ts';
 import { errors } from '../../contracts/common.ts';
 import { ALL_FEATURES } from '../../domain/accounts/features.ts';
 import { accountOf } from '../../http/auth.ts';
@@ -17,7 +17,7 @@ export const accountCommandRoutes =
       {
         schema: {
           tags: ['accounts'],
-          summary: 'Switch capabilities (features you have) on or off for your account',
+          summary: 'Switch capabilities (features you have) on or off for your account: `{capabilities: {name: bool}}` or the `[{name, enabled}]` list GET answers',
           body: PatchCapabilitiesBody,
           response: { 200: CapabilityList, ...errors() },
         },
@@ -27,7 +27,7 @@ export const accountCommandRoutes =
         const result = await changeAccount(
           deps.eventStore,
           account.id,
-          { type: 'SwitchCapabilities', changes: request.body.capabilities, now: new Date().toISOString() },
+          { type: 'SwitchCapabilities', changes: capabilityChangesOf(request.body), now: new Date().toISOString() },
           contextOf(request),
         );
         await recordAccountChange(deps, account.id, result.position);

@@ -6,11 +6,12 @@ import {
   BcsReview,
   BcsReviewParams,
   BcsReviewRequestBody,
+  BodyConditionBody,
   BodyConditionQuery,
   BodyConditionResult,
   MuscleConditionResult,
 } from '../../contracts/body-condition.ts';
-import { EstimateQuery } from '../../contracts/pet-analyses.ts';
+import { EstimateBody, EstimateQuery, estimateInputOf } from '../../contracts/pet-analyses.ts';
 import { PetIdParams } from '../../contracts/pets.ts';
 import { accountOf } from '../../http/auth.ts';
 import { BodyLimits } from '../../http/limits.ts';
@@ -37,14 +38,16 @@ export const bodyConditionCommandRoutes =
           summary: 'Body condition score (WSAVA 1–9) from the top/back and side photos’ silhouettes; low confidence goes to vet review',
           params: PetIdParams,
           querystring: BodyConditionQuery,
+          body: BodyConditionBody,
           response: { 200: BodyConditionResult, ...errors(404, 422, 503) },
         },
-        config: { feature: 'body_condition' },
+        bodyLimit: BodyLimits.smallJson,
+        config: { feature: 'body_condition', optionalBody: true },
       },
       async (request) => {
         const account = accountOf(request);
         const { outcome, position } = await requestAnalysis(deps.eventStore, request.params.petId, account.id, 'body_condition', contextOf(request), undefined, {
-          weight_kg: request.query.weight_kg ?? null,
+          weight_kg: estimateInputOf(request.query, request.body).weight_kg ?? null,
         });
         await recordWrite(deps, account.id, position);
         if (outcome.kind !== 'body_condition') throw new Error('unexpected analysis kind');
@@ -64,17 +67,14 @@ export const bodyConditionCommandRoutes =
           response: { 201: BcsReview, ...errors(404, 422, 503) },
         },
         bodyLimit: BodyLimits.smallJson,
-        config: { feature: 'body_condition' },
-        // Both fields are optional, and so is the body: no body is an empty request.
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
+        // Every field is optional, and so is the body: no body is an empty request.
+        config: { feature: 'body_condition', optionalBody: true },
       },
       async (request, reply) => {
         const account = accountOf(request);
         const body = request.body;
         const { analysisId } = await requestAnalysis(deps.eventStore, request.params.petId, account.id, 'body_condition', contextOf(request), undefined, {
-          weight_kg: request.query.weight_kg ?? null,
+          weight_kg: estimateInputOf(request.query, body).weight_kg ?? null,
           review: { note: body.note ?? null, external_owner_id: body.external_owner_id ?? null },
         });
         const { review, position } = await awaitBcsReview(deps.eventStore, analysisId);
@@ -111,9 +111,11 @@ export const bodyConditionCommandRoutes =
           summary: 'Muscle condition from the top-view silhouette (hindquarters) and age/BCS risk factors',
           params: PetIdParams,
           querystring: EstimateQuery,
+          body: EstimateBody,
           response: { 200: MuscleConditionResult, ...errors(404, 422, 503) },
         },
-        config: { feature: 'muscle_condition' },
+        bodyLimit: BodyLimits.smallJson,
+        config: { feature: 'muscle_condition', optionalBody: true },
       },
       async (request) => {
         const account = accountOf(request);

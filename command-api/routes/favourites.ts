@@ -6,11 +6,13 @@ import { accountOf } from '../../http/auth.ts';
 import { BodyLimits } from '../../http/limits.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { addFavourite, deleteFavourite } from '../handlers/favourites.ts';
+import { imageAnswers } from '../handlers/image-answers.ts';
 
 export const favouriteCommandRoutes =
   (deps: CommandApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const answers = imageAnswers(deps);
 
     app.post(
       '/favourites',
@@ -39,7 +41,8 @@ export const favouriteCommandRoutes =
           contextOf(request),
         );
         await recordWrite(deps, account.id, position);
-        return reply.code(201).send({ message: 'SUCCESS' as const, ...favouriteResource(favourite) });
+        const image = await answers.embedded(request, favourite.image_id, { accountId: account.id });
+        return reply.code(201).send({ message: 'SUCCESS' as const, ...favouriteResource(favourite, { image }) });
       },
     );
 

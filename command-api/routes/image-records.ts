@@ -2,15 +2,14 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors, Success } from '../../contracts/common.ts';
-import { imageUrlOf } from '../../contracts/image-resource.ts';
 import { ImageBreedParams, ImageIdParams, TagBreedBody } from '../../contracts/image-queries.ts';
 import {
   CreatePublicRequestBody,
   PublicRequest,
   PublicRequestDecisionBody,
   PublicRequestParams,
-  type ImageSummary,
 } from '../../contracts/public-requests.ts';
+import { unknownImage, type EmbeddedImage } from '../../contracts/image-resource.ts';
 import { imageBreedsDecider } from '../../domain/images/breeds.ts';
 import { deleteImageDecider } from '../../domain/images/delete.ts';
 import { imageStream, type ImageEvent, type ImagePublicRequestDecided, type ImagePublicRequested, type ImageUploaded } from '../../domain/images/image.ts';
@@ -19,10 +18,10 @@ import type { Decider, Event } from '../../domain/decider.ts';
 import { handleCommand } from '../../infrastructure/event-store/command-handler.ts';
 import { randomId } from '../../infrastructure/ids.ts';
 import { accountOf } from '../../http/auth.ts';
-import { publicBaseUrl } from '../../http/public-url.ts';
 import { BodyLimits } from '../../http/limits.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
-import { breedExists, uploadOf } from '../handlers/image-records.ts';
+import { breedExists } from '../handlers/image-records.ts';
+import { imageAnswers } from '../handlers/image-answers.ts';
 
 export const TaggedBreed = Type.Object({
   message: Type.Literal('SUCCESS'),
@@ -49,10 +48,13 @@ export const imageRecordCommandRoutes =
       return result;
     };
 
-    const summaryOf = (request: FastifyRequest, upload: ImageUploaded['data'] | null, imageId: string): ImageSummary =>
-      upload
-        ? { id: upload.image_id, url: imageUrlOf(publicBaseUrl(request, deps.images?.publicBaseUrl), upload), width: upload.width, height: upload.height, mime_type: upload.mime_type }
-        : { id: imageId, url: '', width: 0, height: 0, mime_type: '' };
+    const answers = imageAnswers(deps);
+    /**
+     * The image a public request is about, as it stands after the write at `position` (as its owner,
+     * or an admin, sees it); its id alone if it was deleted in between.
+     */
+    const imageAfter = async (request: FastifyRequest, imageId: string, position: bigint | null): Promise<EmbeddedImage> =>
+      (await answers.current(request, imageId, position, { accountId: request.account?.id ?? null, admin: request.isAdmin === true })) ?? unknownImage(imageId);
 
     app.delete(
       '/images/:id',
@@ -123,11 +125,8 @@ export const imageRecordCommandRoutes =
           response: { 201: Type.Composite([Type.Object({ message: Type.Literal('SUCCESS') }), PublicRequest]), ...errors(404, 409) },
         },
         bodyLimit: BodyLimits.smallJson,
-        config: { feature: 'public_requests' },
         // The message is optional, and so is the body: no body is an empty request.
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
+        config: { feature: 'public_requests', optionalBody: true },
       },
       async (request, reply) => {
         const account = accountOf(request);
@@ -146,7 +145,7 @@ export const imageRecordCommandRoutes =
           actioned_at: null,
           created_at: event.data.created_at,
           updated_at: event.data.created_at,
-          image: summaryOf(request, await uploadOf(deps.eventStore, imageId), imageId),
+          image: await imageAfter(request, imageId, result.position),
         });
       },
     );
@@ -181,7 +180,6 @@ export const imageRecordCommandRoutes =
           contextOf(request),
         );
         const decided = (result.events as ImageEvent[])[0] as ImagePublicRequestDecided;
-        const upload = await uploadOf(deps.eventStore, imageId);
         const requested = (await deps.eventStore.readStream(imageStream(imageId)))
           .filter((event) => event.type === 'ImagePublicRequested')
           .map((event) => event.data as ImagePublicRequested['data'])
@@ -199,7 +197,7 @@ export const imageRecordCommandRoutes =
           actioned_at: decided.data.actioned_at,
           created_at: requested?.created_at ?? decided.data.actioned_at,
           updated_at: decided.data.actioned_at,
-          image: summaryOf(request, upload, imageId),
+          image: await imageAfter(request, imageId, result.position),
         };
       },
     );

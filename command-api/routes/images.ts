@@ -1,15 +1,15 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AnalysedImage, uploadBodySchema, UploadedImage, uploadedImageResource } from '../../contracts/image-uploads.ts';
+import { AnalysedImage, imageLinks, uploadBodySchema, UploadedImage } from '../../contracts/image-uploads.ts';
 import { errors } from '../../contracts/common.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { BodyLimits } from '../../http/limits.ts';
-import { publicBaseUrl } from '../../http/public-url.ts';
 import { contextOf, recordWrite, type CommandApiDeps, type ImageCommandSettings } from '../deps.ts';
 import { uploadImage } from '../handlers/images.ts';
 import { readUploadBody } from '../handlers/upload-body.ts';
 import { awaitAnalysis } from '../handlers/await-analysis.ts';
+import { imageAnswers } from '../handlers/image-answers.ts';
 
 /**
  * Image uploads. The type comes from the bytes; the checks, sizes and quota are in
@@ -20,6 +20,7 @@ export const imageCommandRoutes =
   (deps: CommandApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const answers = imageAnswers(deps);
     const settings = (): ImageCommandSettings => {
       if (!deps.images) throw new DomainError('not_ready', 'image uploads are not configured in this process');
       return deps.images;
@@ -30,7 +31,7 @@ export const imageCommandRoutes =
       const input = await readUploadBody(request, sync);
       const result = await uploadImage({ eventStore: deps.eventStore, blobs: images.blobs, uploadQuota: images.uploadQuota }, account.id, input, contextOf(request));
       await recordWrite(deps, account.id, result.position);
-      return { data: result.data, baseUrl: publicBaseUrl(request, images.publicBaseUrl), images };
+      return { data: result.data, images, accountId: account.id };
     };
 
     app.post(
@@ -46,8 +47,9 @@ export const imageCommandRoutes =
         config: { feature: 'images', multipart: true },
       },
       async (request, reply) => {
-        const { data, baseUrl } = await upload(request, false);
-        return reply.code(201).send(uploadedImageResource(data, 'to_be_reviewed', baseUrl));
+        const { data, accountId } = await upload(request, false);
+        const image = await answers.uploaded(request, data, { accountId });
+        return reply.code(201).send({ ...image, links: imageLinks(data.image_id) });
       },
     );
 
@@ -64,8 +66,19 @@ export const imageCommandRoutes =
         config: { feature: 'images', multipart: true },
       },
       async (request, reply) => {
-        const { data, baseUrl, images } = await upload(request, true);
-        return reply.code(201).send(await awaitAnalysis(deps.eventStore, data.image_id, images.syncTimeoutMs, baseUrl));
+        const { data, images, accountId } = await upload(request, true);
+        const { labelled, validated, position } = await awaitAnalysis(deps.eventStore, data.image_id, images.syncTimeoutMs);
+        const image = (await answers.current(request, data.image_id, position, { accountId })) ?? (await answers.uploaded(request, data, { accountId }));
+        return reply.code(201).send({
+          ...image,
+          links: imageLinks(data.image_id),
+          suggested_breed_ids: labelled.suggested_breed_ids,
+          suggested_breeds: labelled.suggested_breeds ?? labelled.suggested_breed_ids.map((id) => ({ id, confidence: null })),
+          duplicate_of: labelled.duplicate_of ?? null,
+          orientation: labelled.orientation,
+          labels: labelled.labels,
+          moderation_labels: validated?.moderation_labels ?? [],
+        });
       },
     );
   };

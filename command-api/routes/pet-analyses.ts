@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../contracts/common.ts';
-import { AgeEstimateResult, EstimateQuery, WeightEstimateResult } from '../../contracts/pet-analyses.ts';
+import { AgeEstimateResult, EstimateBody, EstimateQuery, WeightEstimateResult } from '../../contracts/pet-analyses.ts';
 import { PetIdParams } from '../../contracts/pets.ts';
 import { accountOf } from '../../http/auth.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
@@ -25,9 +25,10 @@ export const petAnalysisCommandRoutes =
           summary: 'Estimate the pet’s weight and size class (breed range, growth curve, body condition)',
           params: PetIdParams,
           querystring: EstimateQuery,
+          body: EstimateBody,
           response: { 200: WeightEstimateResult, ...errors(404, 422, 503) },
         },
-        config: { feature: 'weight_estimate' },
+        config: { feature: 'weight_estimate', optionalBody: true },
       },
       async (request) => {
         const account = accountOf(request);
@@ -46,9 +47,10 @@ export const petAnalysisCommandRoutes =
           summary: 'Estimate the pet’s age and life stage (exact from its record, else from photo ages)',
           params: PetIdParams,
           querystring: EstimateQuery,
+          body: EstimateBody,
           response: { 200: AgeEstimateResult, ...errors(404, 422, 503) },
         },
-        config: { feature: 'age_estimate' },
+        config: { feature: 'age_estimate', optionalBody: true },
       },
       async (request) => {
         const account = accountOf(request);

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../contracts/common.ts';
 import { PetIdParams, PetMedia, petMediaResource } from '../../contracts/pets.ts';
 import { PortraitRequest } from '../../contracts/portraits.ts';
+import { EstimateQuery } from '../../contracts/pet-analyses.ts';
 import { accountOf } from '../../http/auth.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { requestPortrait } from '../handlers/portrait.ts';
@@ -24,6 +25,7 @@ export const petPortraitCommandRoutes =
           tags: ['pets'],
           summary: 'Generate a portrait of your pet in a style (the pet cut out of one of its photos onto a drawn background)',
           params: PetIdParams,
+          querystring: EstimateQuery,
           body: PortraitRequest,
           response: { 201: PetMedia, ...errors(404, 422, 503) },
         },

@@ -32,10 +32,10 @@ import { addMedia, loadOwnedPet, mediaBlobKey, newMediaId, registerPet, removePe
 import { checkPhoto } from '../uploads/photo-check.ts';
 import { multipartFields, parsePoses } from '../uploads/fields.ts';
 import { receiveMultipart, sweepStaleUploads, type ReceivedFile } from '../uploads/receive.ts';
-import { isobmffComplete } from '../uploads/isobmff.ts';
 import { sniffFile, VIDEO_TYPES } from '../uploads/sniff.ts';
-import { probeVideo } from '../uploads/video-probe.ts';
+import { checkVideo } from '../uploads/video-check.ts';
 import { createReadStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 
 const PHOTO_FIELDS = ['images', 'images[]'] as const;
 
@@ -61,6 +61,11 @@ const photoCandidates = async (petId: string, files: ReceivedFile[], meta: Photo
   const candidates: { item: PetMedia; file: ReceivedFile }[] = [];
   for (const [index, file] of files.entries()) {
     const photo = await checkPhoto(file.path, file.size, `file ${index}${file.filename ? ` (${file.filename})` : ''}`);
+    // What is stored is the cleaned photo (no comments or metadata): it replaces the received file,
+    // so one photo at a time is held in memory. content_hash stays the upload's (identical uploads
+    // find the existing record).
+    const storedSize = photo.bytes.length;
+    if (photo.changed) await writeFile(file.path, photo.bytes);
     const mediaId = newMediaId();
     candidates.push({
       file,
@@ -70,7 +75,7 @@ const photoCandidates = async (petId: string, files: ReceivedFile[], meta: Photo
         blob_key: mediaBlobKey(petId, mediaId),
         content_hash: file.sha256,
         mime_type: photo.mime,
-        size_bytes: file.size,
+        size_bytes: storedSize,
         width: photo.width,
         height: photo.height,
         pose: poses.get(index) ?? null,
@@ -289,10 +294,8 @@ export const petCommandRoutes =
               `the file is ${type ? type.mime : 'not a recognised video'}: videos must be MP4, MOV, WebM, AVI, MPEG or 3GP`,
             );
           }
+          const probe = await checkVideo(file.path, video);
           const { container, mime } = video;
-          const isobmff = container === 'mp4' || container === 'mov' || container === '3gp';
-          const probe = isobmff && !(await isobmffComplete(file.path)) ? null : await probeVideo(file.path);
-          if (!probe) throw new DomainError('invalid_media', `the ${container.toUpperCase()} file cannot be read as a video (damaged or cut short)`);
           const given = meta.age_years !== undefined || meta.age_months !== undefined;
           const mediaId = newMediaId();
           const item: PetMedia = {

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CreatedVote, CreateVoteBody, voteFromCast } from '../../contracts/votes.ts';
 import { errors, NumericIdParams, Success } from '../../contracts/common.ts';
@@ -9,6 +9,7 @@ import { accountOf } from '../../http/auth.ts';
 import { BodyLimits } from '../../http/limits.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { withFreshNumericId } from '../handlers/fresh-id.ts';
+import { imageAnswers } from '../handlers/image-answers.ts';
 
 /**
  * Votes are accepted for any well-formed image id: the service does not (yet) hold a catalogue
@@ -19,6 +20,7 @@ export const voteCommandRoutes =
   (deps: CommandApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const answers = imageAnswers(deps);
 
     app.post(
       '/votes',
@@ -56,9 +58,23 @@ export const voteCommandRoutes =
           ),
         );
         await recordWrite(deps, account.id, result.position);
-        return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data) });
+        const image = await answers.embedded(request, body.image_id, { accountId: account.id });
+        return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data, image) });
       },
     );
+
+    const deleteVote = async (request: FastifyRequest<{ Params: { id: number } }>) => {
+      const account = accountOf(request);
+      const result = await handleCommand(
+        deps.eventStore,
+        voteStream(request.params.id),
+        voteDecider,
+        { type: 'DeleteVote', account_id: account.id, now: new Date().toISOString() },
+        contextOf(request),
+      );
+      await recordWrite(deps, account.id, result.position);
+      return { message: 'SUCCESS' as const };
+    };
 
     app.delete(
       '/votes/:id',
@@ -71,17 +87,22 @@ export const voteCommandRoutes =
         },
         config: { feature: 'votes' },
       },
-      async (request) => {
-        const account = accountOf(request);
-        const result = await handleCommand(
-          deps.eventStore,
-          voteStream(request.params.id),
-          voteDecider,
-          { type: 'DeleteVote', account_id: account.id, now: new Date().toISOString() },
-          contextOf(request),
-        );
-        await recordWrite(deps, account.id, result.position);
-        return { message: 'SUCCESS' as const };
+      deleteVote,
+    );
+
+    // TheCatAPI's OpenAPI description and Postman collection delete a vote at the singular path.
+    app.delete(
+      '/vote/:id',
+      {
+        schema: {
+          tags: ['votes'],
+          summary: 'Delete one of your votes (TheCatAPI\'s singular path; use DELETE /v1/votes/{id})',
+          deprecated: true,
+          params: NumericIdParams,
+          response: { 200: Success, ...errors(404) },
+        },
+        config: { feature: 'votes' },
       },
+      deleteVote,
     );
   };

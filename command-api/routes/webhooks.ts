@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CreatedWebhook, CreateWebhookBody, RedeliveryAccepted, RotatedSecret, WebhookDeliveryParams, WebhookIdParams } from '../../contracts/webhooks.ts';
+import { CreatedWebhook, enabledEventsOf, CreateWebhookBody, RedeliveryAccepted, RotatedSecret, WebhookDeliveryParams, WebhookIdParams } from '../../contracts/webhooks.ts';
 import { errors, Success } from '../../contracts/common.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { WebhookEndpointRegistered } from '../../domain/webhooks/endpoint.ts';
@@ -13,6 +13,7 @@ export const createdWebhookBody = (endpoint: WebhookEndpointRegistered['data'], 
   message: 'SUCCESS' as const,
   id: endpoint.webhook_id,
   url: endpoint.url,
+  name: endpoint.name ?? null,
   description: endpoint.description,
   enabled_events: endpoint.enabled_events,
   status: 'enabled' as const,
@@ -54,8 +55,9 @@ export const webhookCommandRoutes =
           {
             account_id: account.id,
             url: request.body.url,
+            name: request.body.name ?? null,
             description: request.body.description ?? '',
-            enabled_events: request.body.enabled_events,
+            enabled_events: enabledEventsOf(request.body),
             legacy_unsigned: false,
           },
           contextOf(request),

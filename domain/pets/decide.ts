@@ -148,9 +148,19 @@ export const profileChanges = (input: ProfileInput, references: ProfileReference
   return changes;
 };
 
-const recentPhotoCount = (photoTimes: readonly string[], now: string): number => {
+const recentPhotoTimes = (photoTimes: readonly string[], now: string): string[] => {
   const since = new Date(Date.parse(now) - PetLimits.windowHours * 3600_000).toISOString();
-  return photoTimes.filter((at) => at > since).length;
+  return photoTimes.filter((at) => at > since).sort();
+};
+
+/**
+ * Seconds until enough counted photos leave the window for `requested` more to fit: for a request
+ * one photo over the limit, until the oldest counted one leaves (the Retry-After of the 429).
+ */
+const secondsUntilRoom = (recent: readonly string[], requested: number, now: string): number => {
+  const mustLeave = Math.min(recent.length, Math.max(1, recent.length + requested - PetLimits.photosPerWindow));
+  const leavesAt = Date.parse(recent[mustLeave - 1]) + PetLimits.windowHours * 3600_000;
+  return Math.max(1, Math.ceil((leavesAt - Date.parse(now)) / 1000));
 };
 
 export const decidePet = (command: PetCommand, state: PetState): PetEvent[] => {
@@ -186,12 +196,16 @@ export const decidePet = (command: PetCommand, state: PetState): PetEvent[] => {
         return true;
       });
       if (fresh.length === 0) return [];
-      const recent = recentPhotoCount(pet.photoTimes, command.now);
+      const recentTimes = recentPhotoTimes(pet.photoTimes, command.now);
+      const recent = recentTimes.length;
       if (recent + fresh.length > PetLimits.photosPerWindow) {
         throw new DomainError(
           'pet_upload_rate_exceeded',
           `at most ${PetLimits.photosPerWindow} new photos per pet in ${PetLimits.windowHours} hours: ${recent} uploaded, ${fresh.length} more requested`,
-          { extra: { limit: PetLimits.photosPerWindow, window_hours: PetLimits.windowHours, recent_uploads: recent, requested: fresh.length } },
+          {
+            extra: { limit: PetLimits.photosPerWindow, window_hours: PetLimits.windowHours, recent_uploads: recent, requested: fresh.length },
+            retryAfterSeconds: secondsUntilRoom(recentTimes, fresh.length, command.now),
+          },
         );
       }
       return [{ type: 'PetPhotosAdded', data: { pet_id: pet.petId, account_id: pet.accountId, media: fresh, added_at: command.now } }];

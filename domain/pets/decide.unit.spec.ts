@@ -145,6 +145,21 @@ describe('pet decider: photos', () => {
     } catch (error: any) {
       expect(error.code).toBe('pet_upload_rate_exceeded');
       expect(error.extra).toEqual({ limit: 100, window_hours: 24, recent_uploads: 99, requested: 2 });
+      // photosAdded gave all 99 the same time: the oldest counted photo leaves the 24-hour window then.
+      const addedAt = (photosAdded(1, 99).data as { added_at: string }).added_at;
+      expect(error.retryAfterSeconds).toBe(Math.ceil((Date.parse(addedAt) + 24 * 3600_000 - Date.parse(now)) / 1000));
+    }
+  });
+
+  it('says when the oldest counted photo leaves the window (Retry-After)', () => {
+    const hours = (h: number) => new Date(Date.parse(now) - h * 3600_000).toISOString();
+    const state = foldEvents(petDecider, [registered, photosAdded(1, 1, hours(20)), photosAdded(2, 99, hours(1))]);
+    try {
+      petDecider.decide({ type: 'AddPhotos', account_id: 'acc', photos: [photo(500)], now }, state);
+      expect.unreachable();
+    } catch (error: any) {
+      expect(error.code).toBe('pet_upload_rate_exceeded');
+      expect(error.retryAfterSeconds).toBe(4 * 3600);
     }
   });
 

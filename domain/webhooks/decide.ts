@@ -24,6 +24,7 @@ export type WebhookEndpointCommand =
       webhook_id: string;
       account_id: string;
       url: string;
+      name?: string | null;
       description: string;
       enabled_events: string[];
       signing_secret_encrypted: string | null;

@@ -13,6 +13,8 @@ export type WebhookEndpointRegistered = Event<
     webhook_id: string;
     account_id: string;
     url: string;
+    /** The endpoint's name (TheCatAPI's `name`); absent on endpoints registered before names existed. */
+    name?: string | null;
     description: string;
     enabled_events: string[];
     signing_secret_encrypted: string | null;

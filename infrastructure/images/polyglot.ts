@@ -5,6 +5,7 @@
  * upload a polyglot. Pure functions over the bytes; no decoding.
  */
 import type { ImageFormat } from '../../domain/images/image.ts';
+import { markupInMetadata } from './markup.ts';
 
 /** Trailing bytes tolerated after the image's end (some encoders pad with a few zero bytes). */
 const MAX_PADDING = 16;
@@ -66,6 +67,7 @@ export const polyglotReason = (bytes: Buffer, format: ImageFormat): string | nul
   for (const signature of SIGNATURES) {
     if (indexOfCaseless(bytes, signature.bytes) > 0) return `the file also holds ${signature.name} content`;
   }
+  if (markupInMetadata(bytes, format)) return 'its metadata (a comment, EXIF/XMP or text segment) holds HTML';
   return null;
 };
 

@@ -15,6 +15,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { DomainError } from '../../domain/errors.ts';
 import { MIME_OF, type DeferredSize, type ImageFormat, type ImageSize, type UploadSize } from '../../domain/images/image.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
+import { servableAsIs } from './markup.ts';
 
 // Every upload is new: libvips' operation cache (50 MB by default, per process) would only hold memory.
 sharp.cache(false);
@@ -93,10 +94,12 @@ export const processUpload = async (bytes: Buffer, resize: { width?: number; hei
   }
   try {
     // `full`: the uploaded bytes themselves when nothing about them has to change — a still JPEG,
-    // PNG or WebP without EXIF, XMP, IPTC or text comments, upright, not resized — so a clean file
-    // is neither decoded in full nor re-encoded (no generation loss); otherwise re-encoded without
-    // its metadata (GPS and the like never reach the public url), auto-rotated and resized.
-    const keepAsIs = format !== 'gif' && !resize.width && !resize.height && isPlain(meta);
+    // PNG or WebP without EXIF, XMP, IPTC or text comments, without any segment that can carry text
+    // and without an HTML tag anywhere in its bytes (markup.ts), upright, not resized — so a clean
+    // file is neither decoded in full nor re-encoded (no generation loss); otherwise re-encoded from
+    // its pixels without its metadata (GPS, comments, markup never reach the public url),
+    // auto-rotated and resized.
+    const keepAsIs = format !== 'gif' && !resize.width && !resize.height && isPlain(meta) && servableAsIs(bytes, format);
     let full: { data: Buffer; width: number; height: number };
     if (keepAsIs) {
       full = { data: bytes, width: meta.width, height: meta.height };

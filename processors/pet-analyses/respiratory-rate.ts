@@ -10,6 +10,7 @@ import type { BlobStore } from '../../infrastructure/blobs/port.ts';
 import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
 import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/port.ts';
+import { MediaBusyError } from '../../infrastructure/media/media-slots.ts';
 import { decodeGreyFrames } from './decode-frames.ts';
 
 type Deps = { eventStore: EventStore; logger: Logger; blobs?: BlobStore };
@@ -52,6 +53,8 @@ export const respiratoryRateProcessor = {
     try {
       frames = await decodeGreyFrames(blob.stream);
     } catch (error) {
+      // Too many decodes waiting in this process: the bus delivers the request again later.
+      if (error instanceof MediaBusyError) throw error;
       deps.logger.warn({ err: error, result_id: request.result_id }, 'respiratory-rate video could not be decoded');
       await fail((error as Error).message);
       return;

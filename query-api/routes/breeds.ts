@@ -2,6 +2,10 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Breed, BreedIdParams, BreedReadQuery, Colour, ListBreedsQuery, SearchBreedsQuery } from '../../contracts/breeds.ts';
+import { ImageSchema } from '../../contracts/image-resource.ts';
+import { accountOf } from '../../http/auth.ts';
+import { imageViews } from '../../http/image-views.ts';
+import { ServedLanguage } from '../language.ts';
 import { errors, queryBoolean } from '../../contracts/common.ts';
 import { normaliseOrder } from '../../contracts/paging.ts';
 import { REFERENCE_COLLECTIONS, type ColourDoc } from '../../contracts/reference-read-models.ts';
@@ -22,6 +26,7 @@ type BreedListQuery = {
   q?: string;
   venom_code?: string;
   extinct?: string;
+  attach_image?: string;
 };
 
 /** Bodies below this go out uncompressed (as @fastify/compress's threshold). */
@@ -55,6 +60,7 @@ export const breedQueryRoutes =
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const catalogue = breedCatalogue(deps.readStore);
+    const views = imageViews(deps.readStore, deps.images?.publicBaseUrl);
     const tags = ['breeds'];
 
     await registerConditionalGet(instance);
@@ -75,6 +81,16 @@ export const breedQueryRoutes =
       setPaginationHeaders(reply, answer.total, query.page, query.limit);
       reply.header('Content-Language', answer.language);
       addVary(reply, 'Accept-Language');
+      if (queryBoolean(query.attach_image)) {
+        // Each breed with its reference image (the Image, as the caller may see it; null when none).
+        const breeds = JSON.parse(answer.body.toString('utf8')) as (Breed & { reference_image_id: string | null })[];
+        const ids = breeds.flatMap((breed) => (breed.reference_image_id ? [breed.reference_image_id] : []));
+        const images = await views.embedded(request, ids, { accountId: accountOf(request).id, language: ServedLanguage.of(request) });
+        return breeds.map((breed) => {
+          const image = breed.reference_image_id ? images.get(breed.reference_image_id) : undefined;
+          return { ...breed, image: image && image.url !== null ? image : null };
+        });
+      }
       reply.header('ETag', answer.etag);
       if (ifNoneMatchHits(request, answer.etag)) return reply.code(304).send();
       // The page's bytes are cached, and so are their compressed forms: a big page is compressed
@@ -107,7 +123,15 @@ export const breedQueryRoutes =
           tags,
           summary: 'Search breeds (paging style A, default limit 10)',
           querystring: SearchBreedsQuery,
-          response: { 200: Type.Array(Breed), ...errors() },
+          response: {
+            200: Type.Array(
+              Type.Intersect([
+                Breed,
+                Type.Object({ image: Type.Optional(Type.Union([ImageSchema, Type.Null()], { description: 'with attach_image: the reference image, null when none' })) }),
+              ]),
+            ),
+            ...errors(),
+          },
         },
         config: { paged: true },
       },

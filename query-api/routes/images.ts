@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors, queryBoolean } from '../../contracts/common.ts';
-import { Image, ImageBreed } from '../../contracts/image-resource.ts';
+import { ImageBreed, ImageSchema } from '../../contracts/image-resource.ts';
 import { BreedLangQuery, ImageIdParams, ImageReadQuery, ListImagesQuery, SearchImagesQuery } from '../../contracts/image-queries.ts';
 import { PublicRequest, PublicRequestParams, publicRequestResource } from '../../contracts/public-requests.ts';
 import { Collections, type ImageDoc } from '../../contracts/read-models.ts';
@@ -12,7 +12,7 @@ import { accountOf } from '../../http/auth.ts';
 import { pageStyleA } from '../../http/paging.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
 import { imageFilter, sortFieldOf } from '../image-filters.ts';
-import { imageBreedOf, imageViews } from '../image-views.ts';
+import { imageBreedOf, imageViews } from '../../http/image-views.ts';
 import { ServedLanguage } from '../language.ts';
 
 /**
@@ -36,7 +36,7 @@ export const imageQueryRoutes =
           summary: 'Search public images and your own (paging style A: default limit 1, random order; pages only with order ASC or DESC)',
           querystring: SearchImagesQuery,
           response: {
-            200: Type.Array(Image),
+            200: Type.Array(ImageSchema),
             302: Type.Null({ description: 'format=src: Location is the first image’s url' }),
             ...errors(404),
           },
@@ -46,7 +46,10 @@ export const imageQueryRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const query = request.query;
-        const scope = query.account_id !== undefined ? { account_id: query.account_id, $or: [{ public: true }, { account_id: account.id }] } : { $or: [{ public: true }, { account_id: account.id }] };
+        // sub_id names the caller's own end users: with it, only the caller's own images match (another
+        // account's end-user ids are never shown, nor matched: no oracle for guessing them).
+        const visible = query.sub_id !== undefined ? { account_id: account.id } : { $or: [{ public: true }, { account_id: account.id }] };
+        const scope = query.account_id !== undefined ? { $and: [{ account_id: query.account_id }, visible] } : visible;
         const filter = await imageFilter(deps.readStore, scope, query);
         const docs = await pageStyleA(reply, images(), filter, query, { sortField: sortFieldOf(query.order_by), defaultOrder: 'RANDOM' });
         const language = ServedLanguage.of(request);
@@ -74,7 +77,7 @@ export const imageQueryRoutes =
           tags: ['images'],
           summary: 'Your images, full records with your vote and favourite (paging style A, newest first)',
           querystring: ListImagesQuery,
-          response: { 200: Type.Array(Image), ...errors() },
+          response: { 200: Type.Array(ImageSchema), ...errors() },
         },
         config: { ...feature, paged: true },
       },
@@ -106,7 +109,7 @@ export const imageQueryRoutes =
           summary: 'One image: yours, or a public one',
           params: ImageIdParams,
           querystring: ImageReadQuery,
-          response: { 200: Image, ...errors(404) },
+          response: { 200: ImageSchema, ...errors(404) },
         },
         config: feature,
       },
@@ -115,12 +118,11 @@ export const imageQueryRoutes =
         const doc = await views.visible(await findFresh(deps, () => images().get(request.params.id)), account.id);
         const query = request.query;
         const language = ServedLanguage.of(request);
-        const own = doc.account_id === account.id;
         const [image] = await views.render(request, [doc], {
           size: query.size,
           breeds: queryBoolean(query.include_breeds) ?? true,
-          categories: queryBoolean(query.include_categories) ?? own,
-          colours: queryBoolean(query.include_colours) ?? own,
+          categories: queryBoolean(query.include_categories) ?? true,
+          colours: queryBoolean(query.include_colours) ?? true,
           accountId: account.id,
           language,
         });
@@ -169,7 +171,8 @@ export const imageQueryRoutes =
         const doc = await findFresh(deps, () => images().get(request.params.imageId));
         if (!doc) throw new DomainError('not_found', 'image not found');
         if (doc.account_id !== account.id) throw new DomainError('forbidden', 'this image belongs to another account');
-        const record = publicRequestResource(doc, views.summary(request, doc));
+        const [image] = await views.render(request, [doc], { accountId: account.id });
+        const record = publicRequestResource(doc, image);
         if (!record) throw new DomainError('not_found', 'this image has no request to make it public');
         return record;
       },

@@ -13,7 +13,8 @@ const Params = Type.Object({ petId: PetId, mediaId: PetId });
 
 /**
  * GET /v1/pets/{petId}/images/{mediaId}/file: the bytes of one of your pet's media records (a
- * photo, a video or a generated portrait), with its type. Private: the owner's API key, feature `pets`.
+ * photo, a video or a generated portrait), with its type, nosniff and a sandboxing CSP. Private: the
+ * owner's API key, feature `pets`.
  */
 export const petMediaFileRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
@@ -40,7 +41,14 @@ export const petMediaFileRoutes =
         if (!media || media.pet_id !== petId) throw new DomainError('not_found', 'media record not found');
         const blob = await deps.images.blobs.stream(media.blob_key);
         if (!blob) throw new DomainError('not_found', 'media file not found');
-        return reply.type(media.mime_type).header('content-length', blob.size).header('x-content-type-options', 'nosniff').send(blob.stream);
+        // Never rendered as a document: nosniff keeps the stated type, and the sandboxing CSP (as on
+        // image files) stops any script should a browser open the file directly.
+        return reply
+          .type(media.mime_type)
+          .header('content-length', blob.size)
+          .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "default-src 'none'; sandbox")
+          .send(blob.stream);
       },
     );
   };

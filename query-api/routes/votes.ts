@@ -7,18 +7,24 @@ import { Collections, type VoteDoc } from '../../contracts/read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { pageStyleA } from '../../http/paging.ts';
-import { publicBaseUrl } from '../../http/public-url.ts';
+import { imageViews } from '../../http/image-views.ts';
+import type { FastifyRequest } from 'fastify';
 import { imageFilters } from '../filters.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
 
-/** `image.url` is absolute: the image's file path (set by the projection once the image is known) on `baseUrl`. */
-export const toVote = (doc: VoteDoc, baseUrl: string) => voteFromCast({ ...doc, vote_id: doc.id }, doc.image_url && `${baseUrl}${doc.image_url}`);
 
 export const voteQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const votes = () => deps.readStore.collection<VoteDoc>(Collections.votes);
+    const views = imageViews(deps.readStore, deps.images?.publicBaseUrl);
+
+    /** The votes as answered, each with its image (the Image when known here and visible to the account). */
+    const answer = async (request: FastifyRequest, docs: VoteDoc[], accountId: string) => {
+      const images = await views.embedded(request, docs.map((doc) => doc.image_id), { accountId });
+      return docs.map((doc) => voteFromCast({ ...doc, vote_id: doc.id }, images.get(doc.image_id)));
+    };
 
     app.get(
       '/votes',
@@ -36,8 +42,7 @@ export const voteQueryRoutes =
         const query = request.query;
         const filter = { account_id: account.id, ...(await imageFilters(deps.readStore, query)), ...(query.sub_id ? { sub_id: query.sub_id } : {}) };
         const docs = await pageStyleA(reply, votes(), filter, query, { sortField: 'id', defaultOrder: 'ASC' });
-        const baseUrl = publicBaseUrl(request, deps.images?.publicBaseUrl);
-        return docs.map((doc) => toVote(doc, baseUrl));
+        return answer(request, docs, account.id);
       },
     );
 
@@ -57,7 +62,8 @@ export const voteQueryRoutes =
         const doc = await findFresh(deps, () => votes().get(String(request.params.id)));
         if (!doc) throw new DomainError('not_found', 'vote not found');
         if (doc.account_id !== account.id) throw new DomainError('forbidden', 'this vote belongs to another account');
-        return toVote(doc, publicBaseUrl(request, deps.images?.publicBaseUrl));
+        const [vote] = await answer(request, [doc], account.id);
+        return vote;
       },
     );
   };

@@ -13,6 +13,7 @@ import { findFresh, type QueryApiDeps } from '../deps.ts';
 export const toWebhookEndpoint = (doc: WebhookDoc) => ({
   id: doc.id,
   url: doc.url,
+  name: doc.name ?? null,
   description: doc.description,
   enabled_events: doc.enabled_events,
   status: doc.status,

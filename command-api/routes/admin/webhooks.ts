@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CreatedWebhook, ImportWebhookBody } from '../../../contracts/webhooks.ts';
+import { CreatedWebhook, enabledEventsOf, ImportWebhookBody } from '../../../contracts/webhooks.ts';
 import { errors } from '../../../contracts/common.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import { accountDecider } from '../../../domain/accounts/decide.ts';
@@ -41,8 +41,9 @@ export const adminWebhookRoutes =
           {
             account_id: body.account_id,
             url: body.url,
+            name: body.name ?? null,
             description: body.description ?? '',
-            enabled_events: body.enabled_events,
+            enabled_events: enabledEventsOf(body),
             legacy_unsigned: body.legacy_unsigned ?? false,
           },
           { ...contextOf(request), accountId: body.account_id },

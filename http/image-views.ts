@@ -1,0 +1,150 @@
+import type { FastifyRequest } from 'fastify';
+import { imageResource, unknownImage, type EmbeddedImage, type Image, type ImageBreed, type ImageJoins, type ImageRecord } from '../contracts/image-resource.ts';
+import { Collections, type FavouriteDoc, type ImageDoc, type VoteDoc } from '../contracts/read-models.ts';
+import { breedIn, REFERENCE_COLLECTIONS, type BreedDoc, type CategoryDoc, type ColourDoc, type Translations } from '../contracts/reference-read-models.ts';
+import { DEFAULT_LANGUAGE, type Language } from '../domain/reference-data/vocabulary.ts';
+import type { ImageSize } from '../domain/images/image.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import { publicBaseUrl } from './public-url.ts';
+
+/** Picks each record's translation (the query API's ServedLanguage; English where no language was negotiated). */
+export type TranslationPicker = { pick<T>(translations: Translations<T> | undefined): { translation: T | undefined; language: Language } };
+export const ENGLISH: TranslationPicker = { pick: () => ({ translation: undefined, language: DEFAULT_LANGUAGE }) };
+
+/** What an answer embeds in each image, and who is asking. */
+export type ImageViewOptions = {
+  size?: ImageSize;
+  /** Join the tagged breeds, categories and colours (otherwise the arrays are empty). Default: all three. */
+  breeds?: boolean;
+  categories?: boolean;
+  colours?: boolean;
+  /** The caller's account: its own images show the owner's fields (and its vote and favourite). */
+  accountId: string | null;
+  /** An admin sees every image as its owner does. */
+  admin?: boolean;
+  language?: TranslationPicker;
+};
+
+const unique = (values: Iterable<string>): string[] => [...new Set(values)];
+
+/** A breed as an image embeds it: the Breed resource (translated) plus TheCatAPI's weight_imperial and suppress_tail. */
+export const imageBreedOf = (doc: BreedDoc, language: TranslationPicker): ImageBreed => {
+  const { translation, language: served } = language.pick(doc.translations);
+  const resource = breedIn(doc, translation, served);
+  return { ...resource, weight_imperial: doc.resource.weight.imperial, suppress_tail: doc.resource.suppressed_tail ? 1 : 0 };
+};
+
+/**
+ * Turns image documents into the Image resource (contracts/image-resource.ts, the one serializer)
+ * with one read per kind of join (breeds, categories, colours, child images and, for the caller's
+ * own images, their votes and favourites), whatever the number of images. Every process that
+ * answers with images (query API, command API) renders them here.
+ */
+export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | undefined) => {
+  const images = () => readStore.collection<ImageDoc>(Collections.images);
+
+  const byId = async <T extends { _id: string }>(collection: string, ids: string[]): Promise<Map<string, T>> =>
+    ids.length === 0
+      ? new Map()
+      : new Map((await readStore.collection<T & { _id: string }>(collection).find({ _id: { $in: ids } })).map((doc) => [doc._id, doc]));
+
+  /** The newest record per image id of the caller (votes and favourites may hold several per image). */
+  const latestPerImage = <T extends { image_id: string; id: number }>(docs: T[]): Map<string, T> => {
+    const map = new Map<string, T>();
+    for (const doc of docs) {
+      const known = map.get(doc.image_id);
+      if (!known || doc.id > known.id) map.set(doc.image_id, doc);
+    }
+    return map;
+  };
+
+  const isOwnerView = (doc: Pick<ImageDoc, 'account_id'>, options: ImageViewOptions) => options.admin === true || doc.account_id === options.accountId;
+
+  const renderAt = async (baseUrl: string, docs: ImageRecord[], options: ImageViewOptions): Promise<Image[]> => {
+    const language = options.language ?? ENGLISH;
+    const [wantBreeds, wantCategories, wantColours] = [options.breeds ?? true, options.categories ?? true, options.colours ?? true];
+    const children = await byId<ImageDoc>(Collections.images, unique(docs.flatMap((doc) => doc.child_image_ids)));
+    const all = [...docs, ...children.values()];
+    const own = docs.filter((doc) => doc.account_id === options.accountId).map((doc) => doc.id);
+    const [breeds, categories, colours, votes, favourites] = await Promise.all([
+      wantBreeds ? byId<BreedDoc>(REFERENCE_COLLECTIONS.breeds, unique(all.flatMap((doc) => doc.breed_ids))) : new Map<string, BreedDoc>(),
+      wantCategories ? byId<CategoryDoc>(REFERENCE_COLLECTIONS.categories, unique(all.flatMap((doc) => doc.category_ids))) : new Map<string, CategoryDoc>(),
+      wantColours ? byId<ColourDoc>(REFERENCE_COLLECTIONS.colours, unique(all.flatMap((doc) => doc.colour_ids))) : new Map<string, ColourDoc>(),
+      own.length === 0 || options.accountId === null
+        ? new Map<string, VoteDoc>()
+        : readStore
+            .collection<VoteDoc>(Collections.votes)
+            .find({ account_id: options.accountId, image_id: { $in: own } })
+            .then(latestPerImage),
+      own.length === 0 || options.accountId === null
+        ? new Map<string, FavouriteDoc>()
+        : readStore
+            .collection<FavouriteDoc>(Collections.favourites)
+            .find({ account_id: options.accountId, image_id: { $in: own }, deleted: false })
+            .then(latestPerImage),
+    ]);
+    const joinsOf = (doc: ImageRecord) => ({
+      breeds: doc.breed_ids.flatMap((id) => (breeds.has(id) ? [imageBreedOf(breeds.get(id)!, language)] : [])),
+      categories: doc.category_ids.flatMap((id) => {
+        const category = categories.get(id);
+        return category ? [{ id: /^\d+$/.test(category.id) ? Number(category.id) : category.id, name: category.name }] : [];
+      }),
+      colours: doc.colour_ids.flatMap((id) => {
+        const colour = colours.get(id);
+        if (!colour) return [];
+        const { _id, seq, ...resource } = colour;
+        return [resource];
+      }),
+    });
+    return docs.map((doc) => {
+      const vote = votes.get(doc.id);
+      const favourite = favourites.get(doc.id);
+      const joins: ImageJoins = {
+        baseUrl,
+        size: options.size,
+        ...joinsOf(doc),
+        children: doc.child_image_ids.flatMap((id) => {
+          const child = children.get(id);
+          return child ? [{ doc: child, joins: joinsOf(child) }] : [];
+        }),
+        owner: isOwnerView(doc, options)
+          ? {
+              vote: vote && { id: vote.id, value: vote.value, sub_id: vote.sub_id, created_at: vote.created_at },
+              favourite: favourite && { id: favourite.id, sub_id: favourite.sub_id, created_at: favourite.created_at },
+            }
+          : undefined,
+      };
+      return imageResource(doc, joins);
+    });
+  };
+
+  const baseUrlOf = (request: FastifyRequest) => publicBaseUrl(request, configuredBaseUrl);
+
+  return {
+    /** The Image resources of these documents, in their order. */
+    render: (request: FastifyRequest, docs: ImageRecord[], options: ImageViewOptions): Promise<Image[]> => renderAt(baseUrlOf(request), docs, options),
+
+    /**
+     * Images embedded in other records (votes, favourites, breeds' reference images): the Image of
+     * each id known here and visible to the caller (its own, or public), else `{id, url: null}`.
+     */
+    async embedded(request: FastifyRequest, ids: string[], options: ImageViewOptions): Promise<Map<string, EmbeddedImage>> {
+      const docs = [...(await byId<ImageDoc>(Collections.images, unique(ids))).values()].filter((doc) => doc.public || isOwnerView(doc, options));
+      const rendered = new Map<string, EmbeddedImage>((await renderAt(baseUrlOf(request), docs, options)).map((image) => [image.id, image]));
+      for (const id of ids) if (!rendered.has(id)) rendered.set(id, unknownImage(id));
+      return rendered;
+    },
+
+    /** An image the caller may see — its own, or a public one — else 404 / 403. */
+    async visible(doc: ImageDoc | null, accountId: string): Promise<ImageDoc> {
+      if (!doc) throw new DomainError('not_found', 'image not found');
+      if (doc.account_id !== accountId && !doc.public) throw new DomainError('forbidden', 'this image belongs to another account');
+      return doc;
+    },
+
+    images,
+  };
+};
+
+export type ImageViews = ReturnType<typeof imageViews>;
