@@ -29,6 +29,8 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
   let service: TestService;
   let alice = '';
   let bob = '';
+  /** ids of each account's uploads, by the test that made them */
+  const uploads: { alice: string[]; bob: string[]; birmanFirst?: string; birmanCopies: string[] } = { alice: [], bob: [], birmanCopies: [] };
 
   const uploadSync = async (key: string, name: string | Buffer, breedIds?: string[]): Promise<Suggested> => {
     const answer = await service.request('POST', '/v1/images/upload-sync', {
@@ -36,6 +38,7 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
       body: { type: 'base64', image: (typeof name === 'string' ? photo(name) : name).toString('base64'), auto_crop: false, ...(breedIds ? { breed_ids: breedIds } : {}) },
     });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    (key === alice ? uploads.alice : uploads.bob).push(answer.body.id);
     return answer as Suggested;
   };
   /** The breed centroids are a projection: wait until it has seen everything appended so far. */
@@ -81,6 +84,8 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
     expect(bobs.body.suggested_breed_ids[0]).toBe('bomb');
     const again = await uploadSync(alice, 'Birman_169');
     expect(again.body.suggested_breeds).toEqual(birman.body.suggested_breeds);
+    uploads.birmanFirst = before.body.id;
+    uploads.birmanCopies.push(birman.body.id, again.body.id);
   }, 300_000);
 
   it('marks an upload that nearly duplicates one of the same account’s images (re-encoded smaller), not another account’s', async () => {
@@ -94,4 +99,33 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
     expect((await uploadSync(alice, 'Bombay_153')).body.duplicate_of).toBeNull();
     expect((await uploadSync(bob, 'Bombay_151')).body.duplicate_of).toBeNull();
   }, 300_000);
+
+  it('similar images: the caller’s own and public ones, nearest first, never another account’s private ones', async () => {
+    await centroidsCaughtUp();
+    const id = uploads.birmanFirst!;
+    const similar = await service.request('GET', `/v1/images/${id}/similar?limit=5`, { key: alice });
+    expect(similar.status, JSON.stringify(similar.body)).toBe(200);
+    const found = similar.body as { id: string; similarity: number; image: { id: string; url: string } }[];
+    expect(found).toHaveLength(5);
+    expect(found.map((f) => f.image.id)).toEqual(found.map((f) => f.id));
+    expect(found.map((f) => f.id)).not.toContain(id);
+    expect([...found].sort((a, b) => b.similarity - a.similarity)).toEqual(found);
+    // the two later uploads of the same photo come first; then Alice's other Birman photos
+    expect(new Set(found.slice(0, 2).map((f) => f.id))).toEqual(new Set(uploads.birmanCopies));
+    expect(found[0].similarity).toBeGreaterThan(0.99);
+    for (const f of found) expect(uploads.alice).toContain(f.id);
+    // Bob's copy of the same photo is private to Bob: Alice never sees it, Bob sees only his own
+    const bobs = await service.request('GET', `/v1/images/${uploads.bob.at(-1)}/similar?limit=100`, { key: bob });
+    expect(bobs.status).toBe(200);
+    expect(bobs.body.length).toBeGreaterThan(0);
+    for (const f of bobs.body as { id: string }[]) expect(uploads.bob).toContain(f.id);
+    // species filter: Alice's images are all cats
+    expect((await service.request('GET', `/v1/images/${id}/similar?species_id=2`, { key: alice })).body).toEqual([]);
+    // errors: another account's private image, an unknown one, bad limits
+    expect((await service.request('GET', `/v1/images/${id}/similar`, { key: bob })).status).toBe(403);
+    const unknown = await service.request('GET', '/v1/images/not-an-image/similar', { key: alice });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error?.code ?? unknown.body.code).toBeDefined();
+    for (const limit of ['0', '101', 'many']) expect((await service.request('GET', `/v1/images/${id}/similar?limit=${limit}`, { key: alice })).status, `limit=${limit}`).toBe(400);
+  }, 120_000);
 });
