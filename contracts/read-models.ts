@@ -96,6 +96,8 @@ export type ImageVectorDoc = {
   parent_image_id: string | null;
   /** the vector it is placed by for its breeds (breedVectorOf) */
   embedding: ImageEmbedding | null;
+  /** the position of its ImageLabelled event (as a number), null until labelled: the most recent first for duplicate checks */
+  labelled_position: number | null;
   contribution: CentroidContribution | null;
 };
 

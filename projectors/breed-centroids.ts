@@ -31,7 +31,7 @@ export const breedCentroidsProjection = defineProjection({
       if (await vectors.get(id)) return;
       const data = event.data;
       await vectors.upsert(
-        { _id: id, account_id: data.account_id, species_id: null, breed_ids: [...data.breed_ids], public: false, parent_image_id: data.parent_image_id, embedding: null, contribution: null },
+        { _id: id, account_id: data.account_id, species_id: null, breed_ids: [...data.breed_ids], public: false, parent_image_id: data.parent_image_id, embedding: null, labelled_position: null, contribution: null },
         recorded.position,
       );
       return;
@@ -41,7 +41,7 @@ export const breedCentroidsProjection = defineProjection({
     let next: ImageVectorDoc | null;
     switch (event.type) {
       case 'ImageLabelled':
-        next = { ...doc, species_id: event.data.species_id, embedding: breedVectorOf(event.data) };
+        next = { ...doc, species_id: event.data.species_id, embedding: breedVectorOf(event.data), labelled_position: Number(recorded.position) };
         break;
       case 'ImageBreedTagged':
       case 'ImageBreedUntagged':

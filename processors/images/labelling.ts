@@ -62,14 +62,17 @@ const suggestedBreeds = async (
   return suggestBreedsByCentroids(decodeEmbedding(embedding), centroids, breedNameScores(classifications, breeds), new Set(breeds.map((breed) => breed.id)));
 };
 
+/** Duplicates are looked for among the account's most recently labelled images, this many. */
+export const DUPLICATE_CANDIDATES = 1000;
+
 /**
  * The same account's earlier image this one nearly duplicates (nearDuplicateOf over the vectors
- * of the account's images as the breed-centroids projection keeps them), or null. Auto-crop
- * children are neither checked nor candidates. Costs one read of the account's vectors.
+ * of the account's DUPLICATE_CANDIDATES most recently labelled images, as the breed-centroids
+ * projection keeps them), or null. Auto-crop children are neither checked nor candidates.
  */
 const duplicateOf = async (readStore: ReadStore | undefined, uploaded: ImageUploaded['data'], vector: ImageEmbedding): Promise<string | null> => {
   if (!readStore || uploaded.parent_image_id !== null) return null;
-  const docs = await readStore.collection<ImageVectorDoc>(Collections.imageVectors).find({ account_id: uploaded.account_id });
+  const docs = await readStore.collection<ImageVectorDoc>(Collections.imageVectors).find({ account_id: uploaded.account_id, labelled_position: { $gte: 0 } }, { sort: { labelled_position: -1 }, limit: DUPLICATE_CANDIDATES });
   const candidates = docs
     .filter((doc) => doc._id !== uploaded.image_id && doc.parent_image_id === null && doc.embedding?.model === vector.model)
     .map((doc) => ({ id: doc._id, vector: decodeEmbedding(doc.embedding!) }));
