@@ -14,9 +14,15 @@ import { findFresh, type QueryApiDeps } from '../deps.ts';
 import { ServedLanguage } from '../language.ts';
 
 /**
+ * At most this many candidates are ranked per query: the most recently labelled images visible to
+ * the caller. Bounds the query's memory and time (brute force; see the performance notes).
+ */
+export const SIMILAR_MAX_CANDIDATES = 10_000;
+
+/**
  * Similar images: the caller's own images and the public ones, nearest the asked image's embedding
  * (the vectors the breed-centroids projection keeps in image_vectors: the whole image's features),
- * by brute force (domain/images/similar.ts). The image itself is left out; so are images of
+ * by brute force (domain/images/similar.ts) over the SIMILAR_MAX_CANDIDATES most recently labelled. The image itself is left out; so are images of
  * another embedding model. 404 for an unknown image, 403 for another account's private one, 409
  * while the image has no embedding yet (not labelled).
  */
@@ -48,7 +54,8 @@ export const imageSimilarRoutes =
         const model = own.embedding.model;
         const { limit, species_id: species } = request.query;
         const visible = { $or: [{ public: true }, { account_id: account.id }] };
-        const candidates = await vectors().find(species ? { $and: [visible, { species_id: species }] } : visible);
+        const labelled = { labelled_position: { $gte: 0 } };
+        const candidates = await vectors().find({ $and: [visible, labelled, ...(species ? [{ species_id: species }] : [])] }, { sort: { labelled_position: -1 }, limit: SIMILAR_MAX_CANDIDATES });
         const ranked = rankSimilar(
           embeddingInt8(own.embedding),
           candidates.filter((c) => c._id !== doc.id && c.embedding?.model === model).map((c) => ({ id: c._id, vector: embeddingInt8(c.embedding!) })),
