@@ -8,7 +8,7 @@ import { unitOfWork } from '../infrastructure/read-store/unit-of-work.ts';
 import { breedCentroidsProjection } from './breed-centroids.ts';
 
 const MODEL = 'classifier 1';
-const vector = (axis: number) => encodeEmbedding(Array.from({ length: 8 }, (_, i) => (i === axis ? 1 : 0.1)), MODEL, 'crop');
+const vector = (axis: number) => encodeEmbedding(Array.from({ length: 8 }, (_, i) => (i === axis ? 1 : 0.1)), MODEL, 'image');
 
 let position = 0;
 const event = (imageId: string, type: string, data: Record<string, unknown>): RecordedEvent => ({
@@ -63,6 +63,23 @@ describe('breed-centroids projection', () => {
     expect([...decodeSum((await centroid('acct-a', 'beagle'))!.sum)]).toEqual([...fixedPointOf(vector(0))]);
     await run([event('a1', 'ImageDeleted', { account_id: 'acct-a' })]);
     expect(await centroid('acct-a', 'beagle')).toBeNull();
+  });
+
+  it('places an image by the whole image when its embedding is of a crop; a crop alone (labelled earlier) counts nothing', async () => {
+    const store = embeddedReadStore();
+    const crop = encodeEmbedding([1, 0, 0, 0, 0, 0, 0, 0], MODEL, 'crop');
+    const work = unitOfWork(store);
+    for (const e of [
+      uploaded('w', 'acct-c', ['pug']),
+      event('w', 'ImageLabelled', { account_id: 'acct-c', species_id: '2', embedding: crop, image_embedding: vector(5) }),
+      uploaded('old', 'acct-c', ['pug']),
+      event('old', 'ImageLabelled', { account_id: 'acct-c', species_id: '2', embedding: crop }),
+    ])
+      await breedCentroidsProjection.apply(e, work.store);
+    await work.flush();
+    const pug = await store.collection<BreedCentroidDoc>(Collections.breedCentroids).get(centroidKey('acct-c', '2', 'pug', MODEL));
+    expect(pug?.count).toBe(1);
+    expect([...decodeSum(pug!.sum)]).toEqual([...fixedPointOf(vector(5))]);
   });
 
   it('applying an event twice changes nothing (position guard and contribution bookkeeping)', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   addInto,
+  breedVectorOf,
   centroidChanges,
   centroidKey,
   contributionOf,
@@ -136,5 +137,18 @@ describe('breed suggestions from centroids', () => {
       { id: 'pug', confidence: 0.6 },
       { id: 'akita', confidence: 0.2 },
     ]);
+  });
+});
+
+describe('the vector an image is placed by', () => {
+  const crop = encodeEmbedding(vectorNear(0, 1), 'classifier 1', 'crop');
+  const whole = encodeEmbedding(vectorNear(1, 2), 'classifier 1', 'image');
+  it('is the whole image: image_embedding beside a crop, or the embedding when it is of the whole image', () => {
+    expect(breedVectorOf({ embedding: crop, image_embedding: whole })).toBe(whole);
+    expect(breedVectorOf({ embedding: whole })).toBe(whole);
+  });
+  it('is none for a crop embedding alone (labelled before whole-image vectors were recorded) or no embedding', () => {
+    expect(breedVectorOf({ embedding: crop })).toBeNull();
+    expect(breedVectorOf({})).toBeNull();
   });
 });
