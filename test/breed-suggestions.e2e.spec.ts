@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveModelDir } from '../infrastructure/vision/index.ts';
-import { startTestService, type TestService } from './service.ts';
+import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
 
 const IMAGES = fileURLToPath(new URL('../../shared/datasets/oxford-pets-sample/images/', import.meta.url));
 const photo = (name: string) => readFileSync(join(IMAGES, `${name}.jpg`));
@@ -30,7 +30,12 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
   let alice = '';
   let bob = '';
   /** ids of each account's uploads, by the test that made them */
-  const uploads: { alice: string[]; bob: string[]; birmanFirst?: string; birmanCopies: string[] } = { alice: [], bob: [], birmanCopies: [] };
+  const uploads: { alice: string[]; bob: string[]; birmanFirst?: string; birmanCopies: string[]; birmanCatalogue: string[] } = {
+    alice: [],
+    bob: [],
+    birmanCopies: [],
+    birmanCatalogue: [],
+  };
 
   const uploadSync = async (key: string, name: string | Buffer, breedIds?: string[]): Promise<Suggested> => {
     const answer = await service.request('POST', '/v1/images/upload-sync', {
@@ -63,7 +68,7 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
     expect(before.body.duplicate_of).toBeNull();
     expect(before.body.suggested_breed_ids).not.toContain('birm');
 
-    for (const name of BIRMAN) await uploadSync(alice, name, ['birm']);
+    for (const name of BIRMAN) uploads.birmanCatalogue.push((await uploadSync(alice, name, ['birm'])).body.id);
     for (const name of BOMBAY) await uploadSync(alice, name, ['bomb']);
     await centroidsCaughtUp();
 
@@ -100,6 +105,22 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
     expect((await uploadSync(bob, 'Bombay_151')).body.duplicate_of).toBeNull();
   }, 300_000);
 
+  it('approved public photos teach every account', async () => {
+    const carol = (await service.createAccount({ name: 'Carol' })).api_key;
+    const upload = (name: string) => service.request('POST', '/v1/images/upload-sync', { key: carol, body: { type: 'base64', image: photo(name).toString('base64'), auto_crop: false } });
+    // Alice's and Bob's Birman photos are private: Carol's suggestions know nothing of them
+    const before = await upload('Birman_166');
+    expect(before.status).toBe(201);
+    expect(before.body.suggested_breed_ids).not.toContain('birm');
+    for (const id of uploads.birmanCatalogue) {
+      expect((await service.request('POST', `/v1/images/${id}/public-requests`, { key: alice, body: {} })).status).toBe(201);
+      expect((await service.request('POST', `/v1/images/${id}/public-requests/decision`, { key: ADMIN_KEY, body: { status: 'approved' } })).status).toBe(200);
+    }
+    await centroidsCaughtUp();
+    const after = await upload('Birman_166');
+    expect(after.body.suggested_breed_ids[0]).toBe('birm');
+  }, 120_000);
+
   it('similar images: the caller’s own and public ones, nearest first, never another account’s private ones', async () => {
     await centroidsCaughtUp();
     const id = uploads.birmanFirst!;
@@ -114,11 +135,13 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
     expect(new Set(found.slice(0, 2).map((f) => f.id))).toEqual(new Set(uploads.birmanCopies));
     expect(found[0].similarity).toBeGreaterThan(0.99);
     for (const f of found) expect(uploads.alice).toContain(f.id);
-    // Bob's copy of the same photo is private to Bob: Alice never sees it, Bob sees only his own
+    // Bob's copy of the same photo is private to Bob: Alice never sees it; Bob sees his own and the public ones (Alice's approved Birman photos)
     const bobs = await service.request('GET', `/v1/images/${uploads.bob.at(-1)}/similar?limit=100`, { key: bob });
     expect(bobs.status).toBe(200);
-    expect(bobs.body.length).toBeGreaterThan(0);
-    for (const f of bobs.body as { id: string }[]) expect(uploads.bob).toContain(f.id);
+    const bobSees = (bobs.body as { id: string }[]).map((f) => f.id);
+    expect(bobSees.length).toBeGreaterThan(0);
+    for (const id of bobSees) expect([...uploads.bob, ...uploads.birmanCatalogue]).toContain(id);
+    expect(bobSees).toEqual(expect.arrayContaining(uploads.birmanCatalogue));
     // species filter: Alice's images are all cats
     expect((await service.request('GET', `/v1/images/${id}/similar?species_id=2`, { key: alice })).body).toEqual([]);
     // errors: another account's private image, an unknown one, bad limits
