@@ -23,6 +23,10 @@ import type { BenchItem, Figure } from './harness/types.ts';
  * BENCH_CPU_PROF=1   the service writes a CPU profile to bench/results/profiles
  * BENCH_WEBHOOK_BACKLOG  votes in item 4's backlog at most (default: none embedded, 1,000 on production adapters)
  * BENCH_READY_TIMEOUT_S  how long a starting service may take to answer /ready (default 600)
+ * BENCH_GROWN_SCALE      item 8's grown data, a fraction of 1,000 accounts, 1,000,000 votes, 100,000
+ *                        favourites and 100,000 images (default 1); BENCH_GROWN_ACCOUNTS, _VOTES,
+ *                        _FAVOURITES, _IMAGES set one count each
+ * BENCH_GROWN_READY_TIMEOUT_S  how long item 8's grown service may take to project its pre-load (default 3600)
  */
 const RESULTS = join(REPO_ROOT, 'bench', 'results');
 const ITEMS = join(REPO_ROOT, 'bench', 'items');

@@ -21,6 +21,7 @@ export type ImageCommandSettings = {
   publicBaseUrl?: string;
 };
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import type { WriteKind } from '../contracts/write-kinds.ts';
 
 /** What the webhook routes need: the key that encrypts signing secrets and the URL policy. */
 export type WebhookCommandSettings = { secrets: SecretBox; allowPrivateTargets: boolean; resolve?: Resolve };
@@ -70,9 +71,12 @@ export const contextOf = (request: FastifyRequest): CommandContext => ({
   actor: request.isAdmin ? 'admin' : request.account ? `key:${request.account.keyId}` : null,
 });
 
-/** Remembers the account's last write so its next read waits for the projections. */
-export const recordWrite = async (deps: CommandApiDeps, accountId: string | null, position: bigint | null): Promise<void> => {
-  if (accountId && position !== null) await deps.writePositions.record(accountId, position);
+/**
+ * Remembers the account's last write so its next read waits for the projections; `kind` says what
+ * it changed (contracts/write-kinds.ts): a read that depends on other kinds only does not wait for it.
+ */
+export const recordWrite = async (deps: CommandApiDeps, accountId: string | null, position: bigint | null, kind: WriteKind): Promise<void> => {
+  if (accountId && position !== null) await deps.writePositions.record(accountId, position, kind);
 };
 
 /**

@@ -9,6 +9,8 @@ import type { Language } from '../domain/reference-data/vocabulary.ts';
  */
 export const REFERENCE_COLLECTIONS = {
   breeds: 'breeds',
+  /** One document (BREEDS_VERSION_ID): the position of the last change to the breeds collection (see BreedsVersionDoc). */
+  breedsVersion: 'breeds_version',
   colours: 'colours',
   careTips: 'care_tips',
   facts: 'facts',
@@ -17,6 +19,15 @@ export const REFERENCE_COLLECTIONS = {
   countries: 'countries',
   legislation: 'legislation',
 } as const;
+
+/**
+ * The breeds collection's version: the position of the last event that changed a breed document,
+ * written by the breeds projection with that change. The projection's checkpoint moves with every
+ * batch of the log (votes included), this only when a breed does: what the query side's breed
+ * catalogue compares before it rebuilds its snapshot. The position is a decimal string.
+ */
+export type BreedsVersionDoc = { _id: typeof BREEDS_VERSION_ID; position: string };
+export const BREEDS_VERSION_ID = 'breeds';
 
 export type TranslatedLanguage = 'es' | 'fr' | 'de';
 export type Translations<T> = Partial<Record<TranslatedLanguage, T>>;

@@ -1,6 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WriteKind } from '../contracts/write-kinds.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
-import type { WritePositions } from '../infrastructure/consistency/write-positions.ts';
+import type { AccountPositions, WritePositions } from '../infrastructure/consistency/write-positions.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The kinds of the caller's own writes this read's answer can depend on (contracts/write-kinds.ts):
+     * read-your-writes waits for the caller's last write of these kinds only — none at all for an
+     * empty list (reference data, which no account's request writes). Unset: any write.
+     */
+    dependsOn?: readonly WriteKind[];
+  }
+}
 
 export type ReadYourWritesOptions = {
   readStore: ReadStore;
@@ -10,26 +22,52 @@ export type ReadYourWritesOptions = {
 };
 
 /**
- * The account's last write: the one authentication read for this request when it read the same
+ * The account's positions: the ones authentication read for this request when it read the same
  * store (one lookup per request), else a lookup of its own.
  */
-const lastWriteOf = async (request: FastifyRequest, accountId: string, writePositions: WritePositions): Promise<bigint | null> => {
+const positionsOf = async (request: FastifyRequest, accountId: string, writePositions: WritePositions): Promise<AccountPositions> => {
   const known = request.writePositions;
-  if (known && known.from === writePositions) return known.lastWrite;
-  return writePositions.lastWrite(accountId);
+  if (known && known.from === writePositions) return known;
+  return writePositions.positions(accountId);
+};
+
+/** The position this read must see: the last write of the kinds it depends on (null: nothing to wait for). */
+export const dependedOnWrite = (positions: AccountPositions, dependsOn: readonly WriteKind[] | undefined): bigint | null => {
+  if (dependsOn === undefined) return positions.lastWrite;
+  let highest: bigint | null = null;
+  for (const kind of dependsOn) {
+    const position = positions.byKind?.[kind];
+    if (position !== undefined && (highest === null || position > highest)) highest = position;
+  }
+  return highest;
 };
 
 /**
  * Read-your-writes for every GET in the plugin it is registered in: before answering an account,
- * wait (bounded) until every read-model projection has passed that account's last write. If the
- * wait times out the answer is served anyway and says so in `X-Consistency: stale`.
+ * wait (bounded) until every read-model projection has passed that account's last write — of the
+ * kinds the route depends on when it says (`dependsOn`), so a breed list does not wait for the
+ * projection of the caller's vote. If the wait times out the answer is served anyway and says so
+ * in `X-Consistency: stale`.
  */
 export const registerReadYourWrites = (app: FastifyInstance, options: ReadYourWritesOptions): void => {
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'GET' || !request.account) return;
-    const position = await lastWriteOf(request, request.account.id, options.writePositions);
+    const dependsOn = request.routeOptions.config.dependsOn;
+    if (dependsOn?.length === 0) return;
+    const position = dependedOnWrite(await positionsOf(request, request.account.id, options.writePositions), dependsOn);
     if (position === null) return;
     const caughtUp = await options.readStore.waitForCheckpoints(options.projections, position, options.timeoutMs);
     if (!caughtUp) reply.header('X-Consistency', 'stale');
+  });
+};
+
+/**
+ * Declares for every route registered after it in this (encapsulated) plugin the kinds of the
+ * caller's writes its answers depend on (see `dependsOn`): for plugins whose every route reads
+ * the same read models, so a route added later cannot be forgotten.
+ */
+export const readsDependOn = (instance: FastifyInstance, kinds: readonly WriteKind[]): void => {
+  instance.addHook('onRoute', (route) => {
+    route.config = { ...route.config, dependsOn: kinds };
   });
 };

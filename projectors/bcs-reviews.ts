@@ -9,8 +9,11 @@ export const bcsReviewsProjection = defineProjection({
   collections: [Collections.bcsReviews],
   streamPrefixes: ['bcsreview-'],
   async setup(store) {
-    await store.collection(Collections.bcsReviews).createIndex('pet_id');
-    await store.collection(Collections.bcsReviews).createIndex('status');
+    const reviews = store.collection(Collections.bcsReviews);
+    // A pet's reviews newest first; the vets' list oldest first, all or of one status.
+    await reviews.createIndex({ pet_id: 1, requested_at: 1 });
+    await reviews.createIndex({ status: 1, requested_at: 1 });
+    await reviews.createIndex({ requested_at: 1 });
   },
   async apply(recorded, store) {
     const event = recorded as unknown as BcsReviewEvent;

@@ -3,6 +3,7 @@ import { REFERENCE_COLLECTIONS, type BreedDoc } from '../contracts/reference-rea
 import { breedIdsAfter, type ImageEvent } from '../domain/images/image.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import { markBreedsChanged } from './breeds-version.ts';
 
 /**
  * A breed's `reference_image_id` (TheCatAPI): the first image tagged with the breed that became
@@ -23,7 +24,9 @@ const refreshBreeds = async (store: ReadStore, breedIds: Iterable<string>, posit
     const breed = await breeds.get(breedId);
     if (!breed) continue;
     const reference = await referenceImageOf(store, breedId);
-    if (breed.resource.reference_image_id !== reference) await breeds.upsert({ ...breed, resource: { ...breed.resource, reference_image_id: reference } }, position);
+    if (breed.resource.reference_image_id === reference) continue;
+    await breeds.upsert({ ...breed, resource: { ...breed.resource, reference_image_id: reference } }, position);
+    await markBreedsChanged(store, position);
   }
 };
 

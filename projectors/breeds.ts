@@ -7,6 +7,7 @@ import { toBreedResource } from './breed-resource.ts';
 import { defineProjection } from './projection.ts';
 import { applyImageToBreeds, referenceImageOf } from './breed-reference-images.ts';
 import { Collections } from '../contracts/read-models.ts';
+import { markBreedsChanged, seedBreedsVersion } from './breeds-version.ts';
 
 const breedDoc = (breed: Breed): BreedDoc => ({
   _id: breed.id,
@@ -43,7 +44,7 @@ const replaceBreedDocs = async <T extends ColourDoc | CareTipDoc>(
  */
 export const breedsProjection = defineProjection({
   name: 'breeds',
-  collections: [REFERENCE_COLLECTIONS.breeds, REFERENCE_COLLECTIONS.colours, REFERENCE_COLLECTIONS.careTips, Collections.breedImages],
+  collections: [REFERENCE_COLLECTIONS.breeds, REFERENCE_COLLECTIONS.breedsVersion, REFERENCE_COLLECTIONS.colours, REFERENCE_COLLECTIONS.careTips, Collections.breedImages],
   // image-: each breed's reference_image_id (breed-reference-images.ts)
   streamPrefixes: ['breed-', 'colour-', 'image-'],
   async setup(store) {
@@ -51,6 +52,7 @@ export const breedsProjection = defineProjection({
     await store.collection(REFERENCE_COLLECTIONS.colours).createIndex('breed_id');
     await store.collection(REFERENCE_COLLECTIONS.careTips).createIndex('breed_id');
     await store.collection(Collections.breedImages).createIndex('breed_ids');
+    await seedBreedsVersion(store);
   },
   async apply(recorded, store) {
     if (recorded.streamName.startsWith('image-')) return applyImageToBreeds(recorded, store);
@@ -62,6 +64,7 @@ export const breedsProjection = defineProjection({
       const id = event.data.id;
       if (change === 'withdrawn') {
         await store.collection(REFERENCE_COLLECTIONS.breeds).delete(id, position);
+        await markBreedsChanged(store, position);
         await replaceBreedDocs<ColourDoc>(store, REFERENCE_COLLECTIONS.colours, id, [], position);
         await replaceBreedDocs<CareTipDoc>(store, REFERENCE_COLLECTIONS.careTips, id, [], position);
         return;
@@ -70,6 +73,7 @@ export const breedsProjection = defineProjection({
       const doc = breedDoc(breed);
       doc.resource.reference_image_id = await referenceImageOf(store, breed.id);
       await store.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds).upsert(doc, position);
+      await markBreedsChanged(store, position);
       await replaceBreedDocs<ColourDoc>(
         store,
         REFERENCE_COLLECTIONS.colours,

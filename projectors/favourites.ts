@@ -9,8 +9,14 @@ export const favouritesProjection = defineProjection({
   collections: [Collections.favourites, Collections.favouriteImages],
   streamPrefixes: ['favourite-', 'image-'],
   async setup(store) {
-    await store.collection(Collections.favourites).createIndex('account_id');
-    await store.collection(Collections.favourites).createIndex('image_id');
+    const favourites = store.collection(Collections.favourites);
+    // GET /favourites: the account's favourites by id, live ones (deleted: false) unless is_deleted,
+    // or one sub_id's or image's; the image views' {account_id, image_id: $in}; image_id: image-refs.ts.
+    await favourites.createIndex({ account_id: 1, deleted: 1, id: 1, _id: 1 });
+    await favourites.createIndex({ account_id: 1, id: 1, _id: 1 });
+    await favourites.createIndex({ account_id: 1, sub_id: 1, deleted: 1, id: 1, _id: 1 });
+    await favourites.createIndex({ account_id: 1, image_id: 1, deleted: 1, id: 1, _id: 1 });
+    await favourites.createIndex('image_id');
   },
   prefetch: (events, store) => prefetchImageRefs(events, store, Collections.favouriteImages, ['FavouriteAdded']),
   async apply(recorded, store) {

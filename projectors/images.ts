@@ -23,7 +23,12 @@ export const imagesProjection = defineProjection({
   streamPrefixes: ['image-'],
   async setup(store) {
     const images = store.collection(Collections.images);
-    for (const field of ['account_id', 'sub_id', 'public', 'species_id', 'breed_ids', 'status', 'url_token']) await images.createIndex(field);
+    for (const field of ['sub_id', 'species_id', 'breed_ids', 'status', 'url_token']) await images.createIndex(field);
+    // GET /images (the account's own) and /images/search (public ones or the account's own, one
+    // index for each side of the $or), in each order_by (ties by _id).
+    for (const scope of ['account_id', 'public']) {
+      for (const order of ['created_at', 'sub_id', 'breed_ids', 'id']) await images.createIndex({ [scope]: 1, [order]: 1, _id: 1 });
+    }
   },
   async apply(recorded, store) {
     const event = recorded as unknown as ImageEvent;

@@ -30,7 +30,8 @@ export const petsProjection = defineProjection({
   // bcsreview-: a vet's corrected score (BcsReviewed) replaces the pet's score.
   streamPrefixes: ['pet-', 'petanalysis-', 'bcsreview-'],
   async setup(store) {
-    await store.collection(Collections.pets).createIndex('account_id');
+    // GET /pets: the account's pets oldest first (ties by _id); the media of a page of pets by pet_id.
+    await store.collection(Collections.pets).createIndex({ account_id: 1, created_at: 1, _id: 1 });
     await store.collection(Collections.petMedia).createIndex('pet_id');
   },
   async apply(recorded, store) {

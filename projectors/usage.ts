@@ -22,7 +22,8 @@ export const usageProjection = defineProjection({
   collections: [Collections.usageRecords],
   streamPrefixes: ['vote-', 'favourite-', 'image-', 'pet-'],
   async setup(store) {
-    await store.collection(Collections.usageRecords).createIndex('account_id');
+    // GET /accounts/usage: the account's records created in a date window.
+    await store.collection(Collections.usageRecords).createIndex({ account_id: 1, created_at: 1 });
   },
   async apply(recorded, store) {
     const creation = CREATIONS[recorded.type];

@@ -8,8 +8,11 @@ export const votesProjection = defineProjection({
   collections: [Collections.votes, Collections.voteImages],
   streamPrefixes: ['vote-', 'image-'],
   async setup(store) {
-    await store.collection(Collections.votes).createIndex('account_id');
-    await store.collection(Collections.votes).createIndex('image_id');
+    const votes = store.collection(Collections.votes);
+    // GET /votes: the account's votes by id, or one sub_id's (ties by _id); image_id: image-refs.ts.
+    await votes.createIndex({ account_id: 1, id: 1, _id: 1 });
+    await votes.createIndex({ account_id: 1, sub_id: 1, id: 1, _id: 1 });
+    await votes.createIndex('image_id');
   },
   prefetch: (events, store) => prefetchImageRefs(events, store, Collections.voteImages, ['VoteCast']),
   async apply(recorded, store) {

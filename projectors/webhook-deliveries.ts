@@ -24,8 +24,13 @@ export const webhookDeliveriesProjection = defineProjection({
   collections: [Collections.webhookDeliveries],
   streamPrefixes: ['webhookdelivery-'],
   async setup(store) {
-    await store.collection(Collections.webhookDeliveries).createIndex('webhook_id');
-    await store.collection(Collections.webhookDeliveries).createIndex('status');
+    const deliveries = store.collection(Collections.webhookDeliveries);
+    // GET /webhooks/{id}/deliveries newest first, all or of one status; the dispatcher's pending
+    // ones by next attempt; the ops page's counts by status and latest deliveries.
+    await deliveries.createIndex({ webhook_id: 1, created_at: 1, _id: 1 });
+    await deliveries.createIndex({ webhook_id: 1, status: 1, created_at: 1, _id: 1 });
+    await deliveries.createIndex({ status: 1, next_attempt_at: 1 });
+    await deliveries.createIndex({ updated_at: 1 });
   },
   async apply(recorded, store) {
     const event = recorded as unknown as WebhookDeliveryEvent;

@@ -8,7 +8,10 @@ export const webhooksProjection = defineProjection({
   collections: [Collections.webhooks],
   streamPrefixes: ['webhook-'],
   async setup(store) {
-    await store.collection(Collections.webhooks).createIndex('account_id');
+    // GET /webhooks (the account's, oldest first); the dispatcher's enabled ones of an account; the ops page's disabled ones.
+    await store.collection(Collections.webhooks).createIndex({ account_id: 1, created_at: 1, _id: 1 });
+    await store.collection(Collections.webhooks).createIndex({ account_id: 1, status: 1 });
+    await store.collection(Collections.webhooks).createIndex({ status: 1, disabled_at: 1 });
   },
   async apply(recorded, store) {
     const event = recorded as unknown as WebhookEndpointEvent;

@@ -6,7 +6,14 @@ import { breedIn } from '../contracts/reference-read-models.ts';
 
 export { breedIn };
 import type { Order } from '../contracts/paging.ts';
-import { REFERENCE_COLLECTIONS, REFERENCE_PROJECTIONS, type BreedDoc, type TranslatedLanguage } from '../contracts/reference-read-models.ts';
+import {
+  BREEDS_VERSION_ID,
+  REFERENCE_COLLECTIONS,
+  REFERENCE_PROJECTIONS,
+  type BreedDoc,
+  type BreedsVersionDoc,
+  type TranslatedLanguage,
+} from '../contracts/reference-read-models.ts';
 import { LANGUAGES, type Language } from '../domain/reference-data/vocabulary.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { drawRandom } from '../http/paging.ts';
@@ -142,22 +149,32 @@ export const SNAPSHOT_RECHECK_MS = 100;
  * where the store knows a checkpoint without asking (`knownCheckpoint`: the highest this process
  * has seen) a snapshot is served without a lookup for up to SNAPSHOT_RECHECK_MS after the last
  * one, unless the known checkpoint is already past it. Read-your-writes still holds: the query
- * API's hook waits for the breeds checkpoint to pass the account's last write before the handler
- * runs, which makes that position known here, so the snapshot is replaced first. Where this
+ * API's hook waits for the breeds checkpoint to pass the account's last write a breed can depend
+ * on (an image write: the breed routes declare `dependsOn: ['images']`) before the handler runs,
+ * which makes that position known here, so the snapshot is replaced first. Where this
  * process runs the projections (all-in-one) their own checkpoint writes are known at once; a
  * separate query process sees another account's change within SNAPSHOT_RECHECK_MS.
+ *
+ * The checkpoint moves with every batch of the log the projections read (votes, favourites,
+ * uploads …), most of which change no breed. So a moved checkpoint is first compared with the
+ * breeds collection's version (BreedsVersionDoc, one lookup by id), and the snapshot is rebuilt
+ * only when that moved too; otherwise it is kept, with its built answers, at the new position. A
+ * store without a version (none projected yet) rebuilds on every move, as a safe default.
  */
 export const breedCatalogue = (readStore: ReadStore, options: { recheckMs?: number; now?: () => number } = {}) => {
   const recheckMs = options.recheckMs ?? SNAPSHOT_RECHECK_MS;
   const now = options.now ?? Date.now;
   type Snapshot = {
     position: bigint | null;
+    /** The breeds collection's version the entries were read at (null: the store has none). */
+    version: string | null;
     /** When the store last confirmed `position` (a getCheckpoint that answered it). */
     checkedAt: number;
     entries: CatalogueEntry[];
     byId: Map<string, CatalogueEntry>;
     answers: LRUCache<string, BreedListAnswer>;
   };
+  const versions = readStore.collection<BreedsVersionDoc>(REFERENCE_COLLECTIONS.breedsVersion);
   let cached: Snapshot | null = null;
   let loading: Promise<Snapshot> | null = null;
 
@@ -176,12 +193,20 @@ export const breedCatalogue = (readStore: ReadStore, options: { recheckMs?: numb
       cached.checkedAt = Math.max(cached.checkedAt, checkedAt);
       return cached;
     }
+    // Read before the documents: a change landing in between makes the next look rebuild again.
+    const version = (await versions.get(BREEDS_VERSION_ID))?.position ?? null;
+    if (cached && version !== null && cached.version === version) {
+      if (position !== null && (cached.position === null || position > cached.position)) cached.position = position;
+      cached.checkedAt = Math.max(cached.checkedAt, checkedAt);
+      return cached;
+    }
     loading ??= (async () => {
       try {
         const docs = await readStore.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds).find({}, { sort: { name_lc: 1, _id: 1 } });
         const entries = docs.map(toEntry);
         const snapshot: Snapshot = {
           position,
+          version,
           checkedAt,
           entries,
           byId: new Map(entries.map((entry) => [entry.doc.id, entry])),

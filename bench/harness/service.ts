@@ -26,6 +26,8 @@ export type ServiceOptions = {
   dataDir?: string;
   /** What runs as the service (default runtime/main.ts, the all-in-one). */
   script?: string;
+  /** How long it may take to answer /ready (default BENCH_READY_TIMEOUT_S, else 600 s). */
+  readyTimeoutS?: number;
 };
 
 /**
@@ -65,7 +67,7 @@ const waitReady = async (url: string, child: Child, timeoutMs: number): Promise<
  * One key for every service this bench run starts: item 4 restarts the service on the same data,
  * and a new key would leave the endpoints' stored secrets undecryptable (every attempt failing).
  */
-const BENCH_SECRETS_KEY = process.env.SECRETS_KEY || randomBytes(32).toString('base64');
+export const BENCH_SECRETS_KEY = process.env.SECRETS_KEY || randomBytes(32).toString('base64');
 
 /**
  * The all-in-one service as `node --import tsx runtime/main.ts` in a child process, on a temp
@@ -102,7 +104,7 @@ export const startService = async (mode: AdapterMode, runId: string, options: Se
   const url = `http://127.0.0.1:${port}`;
   try {
     // The first start on MongoDB projects the whole reference data set: give it time.
-    await waitReady(url, child, Number(process.env.BENCH_READY_TIMEOUT_S ?? 600) * 1000);
+    await waitReady(url, child, (options.readyTimeoutS ?? Number(process.env.BENCH_READY_TIMEOUT_S ?? 600)) * 1000);
   } catch (error) {
     await child.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -49,7 +49,7 @@ export const bodyConditionCommandRoutes =
         const { outcome, position } = await requestAnalysis(deps.eventStore, request.params.petId, account.id, 'body_condition', contextOf(request), undefined, {
           weight_kg: estimateInputOf(request.query, request.body).weight_kg ?? null,
         });
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'pets');
         if (outcome.kind !== 'body_condition') throw new Error('unexpected analysis kind');
         return outcome.result;
       },
@@ -78,7 +78,7 @@ export const bodyConditionCommandRoutes =
           review: { note: body.note ?? null, external_owner_id: body.external_owner_id ?? null },
         });
         const { review, position } = await awaitBcsReview(deps.eventStore, analysisId);
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'pets');
         return reply.code(201).send(review);
       },
     );
@@ -98,7 +98,7 @@ export const bodyConditionCommandRoutes =
       },
       async (request) => {
         const { review, accountId, position } = await decideBcsReview(deps.eventStore, request.params.reviewId, request.body, contextOf(request));
-        await recordWrite(deps, accountId, position);
+        await recordWrite(deps, accountId, position, 'pets');
         return review;
       },
     );
@@ -120,7 +120,7 @@ export const bodyConditionCommandRoutes =
       async (request) => {
         const account = accountOf(request);
         const { outcome, position } = await requestAnalysis(deps.eventStore, request.params.petId, account.id, 'muscle_condition', contextOf(request));
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'pets');
         if (outcome.kind !== 'muscle_condition') throw new Error('unexpected analysis kind');
         return outcome.result;
       },

@@ -40,7 +40,7 @@ export const favouriteCommandRoutes =
           },
           contextOf(request),
         );
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'favourites');
         const image = await answers.embedded(request, favourite.image_id, { accountId: account.id });
         return reply.code(201).send({ message: 'SUCCESS' as const, ...favouriteResource(favourite, { image }) });
       },
@@ -60,7 +60,7 @@ export const favouriteCommandRoutes =
       async (request) => {
         const account = accountOf(request);
         const { position } = await deleteFavourite(deps.eventStore, request.params.id, account.id, contextOf(request));
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'favourites');
         return { message: 'SUCCESS' as const };
       },
     );

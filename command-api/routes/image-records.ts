@@ -44,7 +44,7 @@ export const imageRecordCommandRoutes =
     /** A command of the caller's on one image's stream, and their write position recorded (read-your-writes). */
     const decideOnImage = async <State, Command, E extends Event>(request: FastifyRequest, imageId: string, decider: Decider<State, Command, E>, command: Command) => {
       const result = await handleCommand(deps.eventStore, imageStream(imageId), decider, command, contextOf(request));
-      await recordWrite(deps, accountOf(request).id, result.position);
+      await recordWrite(deps, accountOf(request).id, result.position, 'images');
       return result;
     };
 
@@ -185,7 +185,7 @@ export const imageRecordCommandRoutes =
           .map((event) => event.data as ImagePublicRequested['data'])
           .find((data) => data.request_id === decided.data.request_id);
         // The owner's next read must see the decision (and an approved image in search).
-        await recordWrite(deps, decided.data.account_id, result.position);
+        await recordWrite(deps, decided.data.account_id, result.position, 'images');
         return {
           id: decided.data.request_id,
           image_id: imageId,

@@ -30,7 +30,7 @@ export const imageCommandRoutes =
       const account = accountOf(request);
       const input = await readUploadBody(request, sync);
       const result = await uploadImage({ eventStore: deps.eventStore, blobs: images.blobs, uploadQuota: images.uploadQuota }, account.id, input, contextOf(request));
-      await recordWrite(deps, account.id, result.position);
+      await recordWrite(deps, account.id, result.position, 'images');
       return { data: result.data, images, accountId: account.id };
     };
 

@@ -33,7 +33,7 @@ export const petAnalysisCommandRoutes =
       async (request) => {
         const account = accountOf(request);
         const { outcome, position } = await requestAnalysis(deps.eventStore, request.params.petId, account.id, 'weight_estimate', contextOf(request));
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'pets');
         if (outcome.kind !== 'weight_estimate') throw new Error('unexpected analysis kind');
         return outcome.result;
       },
@@ -55,7 +55,7 @@ export const petAnalysisCommandRoutes =
       async (request) => {
         const account = accountOf(request);
         const { outcome, position } = await requestAnalysis(deps.eventStore, request.params.petId, account.id, 'age_estimate', contextOf(request));
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'pets');
         if (outcome.kind !== 'age_estimate') throw new Error('unexpected analysis kind');
         return outcome.result;
       },

@@ -34,7 +34,7 @@ export const petPortraitCommandRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const { media, position } = await requestPortrait(deps.eventStore, request.params.petId, account.id, request.body, contextOf(request));
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'pets');
         reply.code(201);
         return petMediaResource(media, request.params.petId);
       },

@@ -180,7 +180,7 @@ export const petCommandRoutes =
             finalState = added.state;
             lastPosition = added.position ?? lastPosition;
           }
-          await recordWrite(deps, account.id, lastPosition);
+          await recordWrite(deps, account.id, lastPosition, 'pets');
           return { message: 'SUCCESS' as const, ...petFromState(finalState as LivePet) };
         });
         // Sent after the temporary files are gone.
@@ -203,7 +203,7 @@ export const petCommandRoutes =
       async (request) => {
         const account = accountOf(request);
         const { state, position } = await updatePet(deps.eventStore, request.params.petId, account.id, request.body as ProfileInput, contextOf(request));
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'pets');
         return petFromState(state as LivePet);
       },
     );
@@ -222,7 +222,7 @@ export const petCommandRoutes =
       async (request) => {
         const account = accountOf(request);
         const { position } = await removePet(deps.eventStore, blobStore(), request.params.petId, account.id, contextOf(request));
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'pets');
         return { message: 'SUCCESS' as const };
       },
     );
@@ -258,7 +258,7 @@ export const petCommandRoutes =
           const candidates = await photoCandidates(petId, upload.files, meta, petAgeMonthsAt(pet.profile, new Date().toISOString()));
           return storePhotos(petId, account.id, candidates, request);
         });
-        await recordWrite(deps, account.id, added.position);
+        await recordWrite(deps, account.id, added.position, 'pets');
         return reply.code(added.position === null ? 200 : 201).send(added.records.map((record) => petMediaResource(record, petId)));
       },
     );
@@ -330,7 +330,7 @@ export const petCommandRoutes =
             contextOf(request),
           );
         });
-        await recordWrite(deps, account.id, added.position);
+        await recordWrite(deps, account.id, added.position, 'pets');
         return reply.code(added.position === null ? 200 : 201).send(petMediaResource(added.records[0], petId));
       },
     );

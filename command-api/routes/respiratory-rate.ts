@@ -30,7 +30,7 @@ export const respiratoryRateCommandRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const { request: requested, position } = await requestRespiratoryRate(deps.eventStore, request.params.petId, account.id, contextOf(request));
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'pets');
         reply.code(202);
         return {
           id: requested.result_id,

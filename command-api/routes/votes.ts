@@ -57,7 +57,7 @@ export const voteCommandRoutes =
             { newStream: true },
           ),
         );
-        await recordWrite(deps, account.id, result.position);
+        await recordWrite(deps, account.id, result.position, 'votes');
         const image = await answers.embedded(request, body.image_id, { accountId: account.id });
         return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data, image) });
       },
@@ -72,7 +72,7 @@ export const voteCommandRoutes =
         { type: 'DeleteVote', account_id: account.id, now: new Date().toISOString() },
         contextOf(request),
       );
-      await recordWrite(deps, account.id, result.position);
+      await recordWrite(deps, account.id, result.position, 'votes');
       return { message: 'SUCCESS' as const };
     };
 

@@ -62,7 +62,7 @@ export const webhookCommandRoutes =
           },
           contextOf(request),
         );
-        await recordWrite(deps, account.id, position);
+        await recordWrite(deps, account.id, position, 'webhooks');
         return reply.code(201).send(createdWebhookBody(endpoint, signingSecret));
       },
     );
@@ -76,7 +76,7 @@ export const webhookCommandRoutes =
       async (request) => {
         const account = accountOf(request);
         const result = await deleteWebhook(deps.eventStore, request.params.id, account.id, contextOf(request));
-        await recordWrite(deps, account.id, result.position);
+        await recordWrite(deps, account.id, result.position, 'webhooks');
         return { message: 'SUCCESS' as const };
       },
     );
@@ -95,7 +95,7 @@ export const webhookCommandRoutes =
       async (request) => {
         const account = accountOf(request);
         const result = await rotateWebhookSecret(deps.eventStore, webhookSettingsOf(deps), request.params.id, account.id, contextOf(request));
-        await recordWrite(deps, account.id, result.position);
+        await recordWrite(deps, account.id, result.position, 'webhooks');
         return { message: 'SUCCESS' as const, id: request.params.id, signing_secret: result.signingSecret };
       },
     );
@@ -114,7 +114,7 @@ export const webhookCommandRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const result = await redeliverWebhook(deps.eventStore, request.params.id, request.params.deliveryId, account.id, contextOf(request));
-        await recordWrite(deps, account.id, result.position);
+        await recordWrite(deps, account.id, result.position, 'webhooks');
         return reply.code(202).send({ message: 'SUCCESS' as const, id: request.params.deliveryId, status: 'pending' as const });
       },
     );

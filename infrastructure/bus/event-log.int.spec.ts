@@ -134,6 +134,28 @@ describe('event-log bus', () => {
     await writer.close();
   });
 
+  it('lets timers and I/O run between the batches a group behind handles (time-sliced), instead of reading to the head in one turn', async () => {
+    const store = sqliteEventStore(events, { pollIntervalMs: 60_000 });
+    for (let i = 0; i < 2_000; i += 100) await appendAll(store, Array.from({ length: 100 }, (_, j) => ({ streamName: `vote-${i + j}`, value: String(i + j) })));
+    const bus = await eventLogBus(store.tail, offsets);
+    let seen = 0;
+    let seenWhenTimerRan: number | null = null;
+    // Each batch of 500 holds the event loop 10 ms (as handling it would): four of them outlast a catch-up slice.
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const consumer = await bus.consume({ group: 'g', topics: ['events.vote'], handleBatch: async (messages) => void ((seen += messages.length), busy(10)) });
+    // Set once the group is under way: what a request's timer finds when the group lets it run.
+    setTimeout(() => (seenWhenTimerRan = seen), 0);
+    await expect.poll(() => seen, { timeout: 5_000 }).toBe(2_000);
+    expect(seenWhenTimerRan).not.toBeNull();
+    expect(seenWhenTimerRan).toBeLessThan(2_000);
+    await consumer.stop();
+    await bus.close();
+    await store.close();
+  });
+
   it('moves an idle group along the log, so its lag stays zero and a restart does not re-read what it skipped', async () => {
     const store = sqliteEventStore(events, { pollIntervalMs: 20 });
     const bus = await eventLogBus(store.tail, offsets, { idleCommitIntervalMs: 0 });

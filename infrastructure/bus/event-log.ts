@@ -1,5 +1,6 @@
 import type { LogTail, TailEntry } from '../event-store/tail.ts';
 import { openSqlite, type SqliteDatabase } from '../sqlite.ts';
+import { catchUpSlices } from '../catch-up.ts';
 import { topicFor } from './envelope.ts';
 import { migrateCopyingBus, OFFSETS_SCHEMA } from './event-log-migration.ts';
 import { consumeHandler, type Bus, type ConsumeOptions, type Consumer, type GroupLag, type IncomingMessage } from './port.ts';
@@ -251,10 +252,12 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
         offset = committed = offsetOf(group) ?? 0n;
         reached.set(group, offset);
         let failures = 0;
+        const slices = catchUpSlices();
         while (!stopped) {
           const entries = await tail.read(offset, READ_LIMIT);
           if (entries.length === 0) {
             await waitForEvents();
+            slices.waited();
             continue;
           }
           const last = entries[entries.length - 1].position;
@@ -264,6 +267,7 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
             advance(last);
             // A group far behind skips through the log in reads of READ_LIMIT: let I/O in between.
             if (entries.length === READ_LIMIT) await new Promise((resolve) => setImmediate(resolve));
+            slices.waited();
             continue;
           }
           const ok = handler.kind === 'batch' ? await handleBatch(handler.handleBatch, mine, last) : await handleEach(handler.handle, mine, last);
@@ -271,8 +275,18 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
             failures = 0;
             // The read reached the end of the log and this process knows of nothing after it: wait
             // for the follower instead of reading again at once.
-            if (entries.length < READ_LIMIT && tail.knownHead && offset >= tail.knownHead()) await waitForEvents();
-          } else if (!stopped) await sleep(backOffMs(++failures));
+            if (entries.length < READ_LIMIT && tail.knownHead && offset >= tail.knownHead()) {
+              await waitForEvents();
+              slices.waited();
+            }
+            // Behind: handled batches would follow one another in the same turn of the event loop up
+            // to the head, holding off requests, timers and I/O, and keeping every batch read in it
+            // (the log shares a turn's reads between readers and forgets them at the next turn).
+            else if (entries.length === READ_LIMIT) await slices.afterFullBatch();
+          } else if (!stopped) {
+            await sleep(backOffMs(++failures));
+            slices.waited();
+          }
         }
         if (offset !== committed && db.open) commit(offset);
       } finally {

@@ -4,7 +4,7 @@ import { mongoClient } from '../mongo-client.ts';
 import { coalescedRaises, freshReads } from '../coalesce.ts';
 import { type AccountPositions, type WritePositions } from './write-positions.ts';
 
-type PositionsDoc = { _id: string; position?: Long; account_change?: Long };
+type PositionsDoc = { _id: string; position?: Long; account_change?: Long; kinds?: Record<string, Long> };
 
 const isDuplicateKey = (error: unknown): boolean => (error as { code?: number } | null)?.code === 11000;
 
@@ -17,8 +17,8 @@ const VERIFY_AGAIN_MS = 20;
 /**
  * Write positions shared by separate command-api and query-api processes (and their replicas):
  * one document per account, found by _id in one lookup, holding the highest position of any
- * write (`position`) and of a change to the account itself (`account_change`), both by $max so
- * replicas never move them backwards.
+ * write (`position`), of a change to the account itself (`account_change`) and of each kind of
+ * write (`kinds.<kind>`), all by $max so replicas never move them backwards.
  *
  * One document, not two: FerretDB (SQLite backend) scans the collection for an _id it does not
  * find and for $in, so a second document per account would cost more than it saves. FerretDB also
@@ -39,7 +39,7 @@ export const mongoWritePositions = async (url: string, dbName?: string): Promise
   const atomicUpdates = !(await client.db('admin').command({ buildInfo: 1 })).ferretdbVersion;
 
   /** $max by upsert; two first writes racing may collide on _id: the loser retries as an update. */
-  const raise = async (accountId: string, fields: Partial<Record<'position' | 'account_change', Long>>): Promise<void> => {
+  const raise = async (accountId: string, fields: Record<string, Long>): Promise<void> => {
     const write = () => documents.updateOne({ _id: accountId }, { $max: fields }, { upsert: true });
     try {
       await write();
@@ -51,11 +51,24 @@ export const mongoWritePositions = async (url: string, dbName?: string): Promise
 
   const positions = freshReads(async (accountId: string): Promise<AccountPositions> => {
     const doc = await documents.findOne({ _id: accountId });
-    return { lastWrite: toBigInt(doc?.position), lastAccountChange: toBigInt(doc?.account_change) };
+    const kinds = Object.entries(doc?.kinds ?? {});
+    return {
+      lastWrite: toBigInt(doc?.position),
+      lastAccountChange: toBigInt(doc?.account_change),
+      ...(kinds.length > 0 ? { byKind: Object.fromEntries(kinds.map(([kind, at]) => [kind, BigInt(at.toString())])) } : {}),
+    };
+  });
+
+  const recordAny = coalescedRaises((accountId: string, position: bigint) => raise(accountId, { position: Long.fromBigInt(position) }));
+  /** Coalesced per account and kind (the key joins them): one update raises both. */
+  const recordKind = coalescedRaises((key: string, position: bigint) => {
+    const [accountId, kind] = key.split('\u0000');
+    const at = Long.fromBigInt(position);
+    return raise(accountId, { position: at, [`kinds.${kind}`]: at });
   });
 
   return {
-    record: coalescedRaises((accountId: string, position: bigint) => raise(accountId, { position: Long.fromBigInt(position) })),
+    record: (accountId, position, kind) => (kind === undefined ? recordAny(accountId, position) : recordKind(`${accountId}\u0000${kind}`, position)),
     async recordAccountChange(accountId, position) {
       const at = Long.fromBigInt(position);
       if (atomicUpdates) return raise(accountId, { position: at, account_change: at });

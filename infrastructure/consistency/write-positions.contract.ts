@@ -28,6 +28,16 @@ export const writePositionsContract = (adapterName: string, make: () => Promise<
       expect(await positions.lastWrite(account)).toBe(9_007_199_254_740_993n);
     });
 
+    it('keeps the highest write of each kind beside the last write of any kind', async () => {
+      await positions.record(account, 5n, 'votes');
+      await positions.record(account, 3n, 'images');
+      await positions.record(account, 4n, 'votes');
+      await positions.record(account, 6n);
+      expect(await positions.positions(account)).toEqual({ lastWrite: 6n, lastAccountChange: null, byKind: { votes: 5n, images: 3n } });
+      await positions.recordAccountChange(account, 8n);
+      expect(await positions.positions(account)).toEqual({ lastWrite: 8n, lastAccountChange: 8n, byKind: { votes: 5n, images: 3n } });
+    });
+
     it('counts an account change as a write too, and a later write does not move the change', async () => {
       await positions.record(account, 2n);
       await positions.recordAccountChange(account, 4n);

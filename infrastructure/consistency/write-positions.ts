@@ -9,13 +9,15 @@
  *   waits for before answering the account;
  * - `lastAccountChange`: the last event on the account's own stream (keys issued or revoked,
  *   deactivation, features, capabilities, plan): what authentication waits for, and what tells a
- *   cached key and account apart from a stale one. Every account change is also a write.
+ *   cached key and account apart from a stale one. Every account change is also a write;
+ * - `byKind`: the last write of each kind recorded with one (contracts/write-kinds.ts), for the
+ *   reads that depend on some kinds of write only (absent until a write with a kind is recorded).
  */
-export type AccountPositions = { lastWrite: bigint | null; lastAccountChange: bigint | null };
+export type AccountPositions = { lastWrite: bigint | null; lastAccountChange: bigint | null; byKind?: Readonly<Record<string, bigint>> };
 
 export interface WritePositions {
-  /** Remembers a write of the account at `position` (never moves backwards). */
-  record(accountId: string, position: bigint): Promise<void>;
+  /** Remembers a write of the account at `position`, and of its `kind` when given (never moves backwards). */
+  record(accountId: string, position: bigint, kind?: string): Promise<void>;
   /** Remembers a change to the account itself at `position`: both positions move (never backwards). */
   recordAccountChange(accountId: string, position: bigint): Promise<void>;
   /** Both positions of the account in one lookup (null: none recorded). */
@@ -31,13 +33,14 @@ export const inMemoryWritePositions = (): WritePositions => {
   const byAccount = new Map<string, AccountPositions>();
   const positions = async (accountId: string): Promise<AccountPositions> => byAccount.get(accountId) ?? NO_POSITIONS;
   return {
-    async record(accountId, position) {
+    async record(accountId, position, kind) {
       const current = byAccount.get(accountId) ?? NO_POSITIONS;
-      byAccount.set(accountId, { ...current, lastWrite: highest(current.lastWrite, position) });
+      const byKind = kind === undefined ? current.byKind : { ...current.byKind, [kind]: highest(current.byKind?.[kind] ?? null, position) };
+      byAccount.set(accountId, { ...current, lastWrite: highest(current.lastWrite, position), ...(byKind ? { byKind } : {}) });
     },
     async recordAccountChange(accountId, position) {
       const current = byAccount.get(accountId) ?? NO_POSITIONS;
-      byAccount.set(accountId, { lastWrite: highest(current.lastWrite, position), lastAccountChange: highest(current.lastAccountChange, position) });
+      byAccount.set(accountId, { ...current, lastWrite: highest(current.lastWrite, position), lastAccountChange: highest(current.lastAccountChange, position) });
     },
     positions,
     async lastWrite(accountId) {

@@ -54,6 +54,27 @@ describe('embedded SQLite event store', () => {
     await writer.close();
   });
 
+  it('lets timers and I/O run between the batches of a backlog (time-sliced) instead of reading it all in one turn', async () => {
+    const store = sqliteEventStore(':memory:', { pollIntervalMs: 60_000 });
+    const meta = { account_id: null, correlation_id: null, causation_id: null, request_id: null, actor: null, timestamp: new Date().toISOString(), schema_version: 1 };
+    for (let i = 0; i < 20; i++) await store.append(`b-${i}`, Array.from({ length: 50 }, (_, j) => ({ id: randomUUID(), type: 'E', data: { n: i * 50 + j }, metadata: meta })));
+    let seen = 0;
+    // What a timer set before the catch-up (a read store's flush, a request's socket) finds when it runs.
+    let seenWhenTimerRan: number | null = null;
+    setTimeout(() => (seenWhenTimerRan = seen), 0);
+    // Each batch holds the event loop 5 ms (as projecting it would): ten of them outlast a catch-up slice.
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const subscription = store.subscribe({ batchSize: 100, onEvents: async (events) => void ((seen += events.length), busy(5)) });
+    await expect.poll(() => seen, { timeout: 5000 }).toBe(1000);
+    expect(seenWhenTimerRan).not.toBeNull();
+    expect(seenWhenTimerRan).toBeLessThan(1000);
+    await subscription.stop();
+    await store.close();
+  });
+
   it('answers each append asked for in the same turn on its own: a refused one leaves nothing, the others land', async () => {
     const store = sqliteEventStore(join(dir, 'group.db'));
     const meta = { account_id: null, correlation_id: null, causation_id: null, request_id: null, actor: null, timestamp: new Date().toISOString(), schema_version: 1 };

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { openSqlite, type SqliteDatabase } from '../sqlite.ts';
+import { catchUpSlices } from '../catch-up.ts';
 import {
   WrongExpectedRevisionError,
   matchesFilter,
@@ -322,10 +323,12 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
 
     const loop = (async () => {
       let failures = 0;
+      const slices = catchUpSlices();
       while (!stopped && !closed) {
         const rows = rowsAfter(position, batchSize);
         if (rows.length === 0) {
           await waitForMore();
+          slices.waited();
           continue;
         }
         const lastPosition = BigInt(rows[rows.length - 1].position);
@@ -339,7 +342,14 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
           failures = 0;
           // The read reached the end of the log, and this process knows of nothing after it: nothing
           // to read until the next append here wakes this loop (or its poll finds one made elsewhere).
-          if (rows.length < batchSize && position >= knownHead && !stopped && !closed) await waitForMore();
+          if (rows.length < batchSize && position >= knownHead && !stopped && !closed) {
+            await waitForMore();
+            slices.waited();
+          }
+          // Behind (a backlog, a first start on a grown log): the next batch would follow in the same
+          // turn of the event loop, batch after batch, holding off every request, timer and I/O —
+          // the read store's flush and eviction among them — until the head. Time-sliced instead.
+          else if (rows.length === batchSize) await slices.afterFullBatch();
         } catch (error) {
           options.onError?.(error);
           failures += 1;

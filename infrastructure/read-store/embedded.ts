@@ -1,374 +1,551 @@
 import { EventEmitter } from 'node:events';
-import { openSqlite, type SqliteDatabase } from '../sqlite.ts';
-import { getPath, matches, pinnedValues, sortComparator } from './filter.ts';
-import type { Collection, Doc, Filter, FindOptions, ReadStore, WriteOp } from './port.ts';
-
-/** An entry whose document is in the file only (evicted from memory; see MemoryCollection). */
-const ON_DISK = Symbol('on disk');
-
-/** doc: the document; null: a tombstone; ON_DISK: a document held by the file only. */
-type Entry = { doc: Doc | null | typeof ON_DISK; position: bigint };
-/** An entry as it is written: with its document or a tombstone. */
-type WrittenEntry = { doc: Doc | null; position: bigint };
-
-const indexKey = (value: unknown): unknown => (value === undefined ? null : value);
-
-/** How many documents of one collection a file-backed store keeps in memory by default. */
-export const DEFAULT_RESIDENT_DOCS = 10_000;
-
-type FileAccess<T extends Doc> = {
-  /** Reads the collection's rows from the file into `target` (its first use). */
-  load: (target: MemoryCollection<T>) => void;
-  /** One document as the file holds it (null: absent or a tombstone). */
-  read: (id: string) => Doc | null;
-  /** At most this many documents stay in memory; older ones, once in the file, are read from it. */
-  maxResident: number;
-  /** Written in memory and not yet in the file (such a document stays in memory). */
-  isDirty: (id: string) => boolean;
-};
+import type BetterSqlite3 from 'better-sqlite3';
+import { Database, openSqlite } from '../sqlite.ts';
+import { countCache } from './count-cache.ts';
+import { getPath, matches, toRegex } from './filter.ts';
+import { fieldsOf, jsonPath, toSqlCondition, toSqlOrder, valueOf, type FieldKinds } from './sql-filter.ts';
+import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
 
 /**
- * One collection with hash indexes on the fields declared through createIndex. Entries with
- * doc === null are tombstones.
+ * The embedded read store: every collection is a SQLite table of JSON documents, and every query
+ * is SQL over it, served by the indexes the projections declare (createIndex): the fields of an
+ * index are expressions on the JSON (`json_extract(body, '$.account_id')`), so a list query whose
+ * equality fields and sort match an index reads just its page — `WHERE … ORDER BY … LIMIT` —
+ * however large the collection. Memory holds only SQLite's page cache and the statements, not the
+ * documents.
  *
- * Its documents are read from the file when it is first used, not when it is opened: a process
- * opens every projection's collections (their indexes are declared at start), but one that never
- * reads or writes a collection (a dispatcher restarted after a flood of votes, which only writes
- * deliveries) never holds its documents.
+ *   "rs:<collection>" (id TEXT PRIMARY KEY, position INTEGER, body TEXT)   the live documents
+ *   "rs-deleted:<collection>" (id, position)       tombstones, apart: indexes and counts hold live documents only
+ *   checkpoints (name, position)
+ *   read_store_indexes (collection, keys)          the declared indexes, rebuilt after a drop
+ *   read_store_array_fields (collection, field)    declared fields seen holding an array
  *
- * With a file, memory is bounded by design: every entry (id, position, index keys) stays in
- * memory, but at most `maxResident` documents do — the most recently written or read from the
- * file; older ones that the file already holds are dropped (`evict`, after each flush) and read
- * back from the file by id when a query needs them. A collection within the bound answers every
- * query from memory; one beyond it (a delivery log after a 50,000-delivery backlog) answers
- * queries by index from memory and the file, and scans from the file.
+ * Writes go into one open transaction that is committed every FLUSH_DELAY_MS together with the
+ * checkpoints stored meanwhile, so the file always holds a state at or ahead of its checkpoints
+ * (replays from there are harmless: writes are position-guarded), and this process's queries see
+ * its writes at once (one connection: its reads see its own open transaction). What a crash loses
+ * is that last stretch of projection work, which the restart replays from the log: read models are
+ * derived, the event log is what must be durable. Pass no file for a store that lives in memory only
+ * (tests, rebuild scratch space).
+ *
+ * One process writes the file (the one running the projectors). Another process on the same file
+ * (a separate webhook dispatcher, the rebuild CLI's comparison) reads what is committed; every
+ * 100 ms it reads the checkpoints from the file, so waitForCheckpoints follows the writer within
+ * about FLUSH_DELAY_MS + 100 ms. Writing from two processes is not supported: run that topology on
+ * MongoDB.
  */
-class MemoryCollection<T extends Doc> implements Collection<T> {
-  private readonly entries = new Map<string, Entry>();
-  private readonly indexes = new Map<string, Map<unknown, Set<string>>>();
-  /** Ids of the documents held in memory, oldest first (only with a file). */
-  private readonly resident = new Map<string, true>();
-  private loadFromFile: ((collection: MemoryCollection<T>) => void) | null;
 
-  constructor(
-    private readonly onWrite: (id: string, entry: WrittenEntry) => void,
-    private readonly file: FileAccess<T> | null = null,
-  ) {
-    this.loadFromFile = file?.load ?? null;
-  }
-
-  /** Whether its documents have been read from the file (see the class comment). */
-  get loaded(): boolean {
-    return this.loadFromFile === null;
-  }
-
-  /** Documents held in memory (the rest of the live ones are in the file only). */
-  get residentCount(): number {
-    return this.file ? this.resident.size : this.size();
-  }
-
-  private materialize(): void {
-    const load = this.loadFromFile;
-    if (!load) return;
-    this.loadFromFile = null;
-    load(this);
-  }
-
-  /** The entry's document, read from the file when it is held there only. */
-  private docOf(id: string, entry: Entry | undefined): Doc | null {
-    if (!entry) return null;
-    if (entry.doc !== ON_DISK) return entry.doc;
-    return this.file?.read(id) ?? null;
-  }
-
-  private hold(id: string, doc: Doc | null): void {
-    if (!this.file) return;
-    this.resident.delete(id);
-    if (doc) this.resident.set(id, true);
-  }
-
-  /**
-   * Drops the oldest documents beyond the bound from memory. Only documents the file holds as
-   * they are in memory may go: the store calls this after a flush, and for entries read from or
-   * refreshed from the file.
-   */
-  evict(): void {
-    if (!this.file) return;
-    let excess = this.resident.size - this.file.maxResident;
-    if (excess <= 0) return;
-    for (const id of this.resident.keys()) {
-      if (excess <= 0) break;
-      if (this.file.isDirty(id)) continue;
-      this.resident.delete(id);
-      const entry = this.entries.get(id);
-      if (entry?.doc) entry.doc = ON_DISK;
-      excess -= 1;
-    }
-  }
-
-  private indexAdd(id: string, doc: Doc): void {
-    for (const [field, index] of this.indexes) {
-      const value = getPath(doc, field);
-      for (const key of Array.isArray(value) ? value : [indexKey(value)]) {
-        let ids = index.get(key);
-        if (!ids) index.set(key, (ids = new Set()));
-        ids.add(id);
-      }
-    }
-  }
-
-  private indexRemove(id: string, doc: Doc): void {
-    for (const [field, index] of this.indexes) {
-      const value = getPath(doc, field);
-      for (const key of Array.isArray(value) ? value : [indexKey(value)]) index.get(key)?.delete(id);
-    }
-  }
-
-  /** Loads an entry read from disk without marking it dirty (and keeps within the bound). */
-  load(id: string, entry: WrittenEntry): void {
-    this.entries.set(id, entry);
-    this.hold(id, entry.doc);
-    if (entry.doc) this.indexAdd(id, entry.doc);
-    if (this.file && this.resident.size > this.file.maxResident) this.evict();
-  }
-
-  /** Takes an entry another process wrote to the file, unless this one already has it or a later one. */
-  refresh(id: string, entry: WrittenEntry): void {
-    const previous = this.entries.get(id);
-    if (previous && previous.position >= entry.position) return;
-    const before = this.docOf(id, previous);
-    if (before) this.indexRemove(id, before);
-    this.load(id, entry);
-  }
-
-  private candidates(filter: Filter | undefined): Iterable<Doc> {
-    this.materialize();
-    for (const [field, index] of this.indexes) {
-      const values = pinnedValues(filter, field);
-      if (values === null) continue;
-      const ids = new Set<string>();
-      for (const value of values) for (const id of index.get(indexKey(value)) ?? []) ids.add(id);
-      const docs: Doc[] = [];
-      for (const id of ids) {
-        const doc = this.docOf(id, this.entries.get(id));
-        if (doc) docs.push(doc);
-      }
-      return docs;
-    }
-    const all: Doc[] = [];
-    for (const [id, entry] of this.entries) {
-      const doc = this.docOf(id, entry);
-      if (doc) all.push(doc);
-    }
-    return all;
-  }
-
-  private matching(filter: Filter | undefined): Doc[] {
-    const result: Doc[] = [];
-    for (const doc of this.candidates(filter)) if (matches(doc, filter)) result.push(doc);
-    return result;
-  }
-
-  async get(id: string): Promise<T | null> {
-    this.materialize();
-    const doc = this.docOf(id, this.entries.get(id));
-    return doc ? ({ ...doc } as T) : null;
-  }
-
-  async getMany(ids: readonly string[]): Promise<Map<string, T>> {
-    this.materialize();
-    const found = new Map<string, T>();
-    for (const id of ids) {
-      const doc = this.docOf(id, this.entries.get(id));
-      if (doc) found.set(id, { ...doc } as T);
-    }
-    return found;
-  }
-
-  async find(filter?: Filter, options: FindOptions = {}): Promise<T[]> {
-    let docs = this.matching(filter);
-    if (options.sort && Object.keys(options.sort).length > 0) docs.sort(sortComparator(options.sort));
-    const skip = options.skip ?? 0;
-    docs = docs.slice(skip, options.limit === undefined ? undefined : skip + options.limit);
-    return docs.map((doc) => ({ ...doc }) as T);
-  }
-
-  async count(filter?: Filter): Promise<number> {
-    this.materialize();
-    return filter && Object.keys(filter).length > 0 ? this.matching(filter).length : this.size();
-  }
-
-  private size(): number {
-    let n = 0;
-    for (const entry of this.entries.values()) if (entry.doc) n += 1;
-    return n;
-  }
-
-  async sample(filter: Filter, size: number): Promise<T[]> {
-    const docs = this.matching(filter);
-    for (let i = docs.length - 1; i > 0; i--) {
-      const j = Math.floor(Math.random() * (i + 1));
-      [docs[i], docs[j]] = [docs[j], docs[i]];
-    }
-    return docs.slice(0, size).map((doc) => ({ ...doc }) as T);
-  }
-
-  async upsert(doc: T, position: bigint): Promise<boolean> {
-    this.materialize();
-    const previous = this.entries.get(doc._id);
-    if (previous && previous.position >= position) return false;
-    const before = this.docOf(doc._id, previous);
-    if (before) this.indexRemove(doc._id, before);
-    const entry = { doc: { ...doc } as Doc, position };
-    this.entries.set(doc._id, entry);
-    this.hold(doc._id, entry.doc);
-    this.indexAdd(doc._id, entry.doc);
-    this.onWrite(doc._id, entry);
-    return true;
-  }
-
-  async delete(id: string, position: bigint): Promise<boolean> {
-    this.materialize();
-    const previous = this.entries.get(id);
-    if (previous && previous.position >= position) return false;
-    const before = this.docOf(id, previous);
-    if (before) this.indexRemove(id, before);
-    const entry = { doc: null, position };
-    this.entries.set(id, entry);
-    this.hold(id, null);
-    this.onWrite(id, entry);
-    return Boolean(before);
-  }
-
-  /** In memory, one op after the other; the SQLite file gets them with the next group commit. */
-  async bulkWrite(ops: readonly WriteOp<T>[]): Promise<void> {
-    for (const op of ops) {
-      if (op.type === 'upsert') await this.upsert(op.doc, op.position);
-      else await this.delete(op.id, op.position);
-    }
-  }
-
-  /** Declared at once; built from the documents held (those read later are indexed as they come). */
-  async createIndex(field: string): Promise<void> {
-    if (this.indexes.has(field)) return;
-    this.indexes.set(field, new Map());
-    for (const [id, entry] of this.entries) {
-      const doc = this.docOf(id, entry);
-      if (doc) this.indexAddOne(field, id, doc);
-    }
-  }
-
-  private indexAddOne(field: string, id: string, doc: Doc): void {
-    const index = this.indexes.get(field) as Map<unknown, Set<string>>;
-    const value = getPath(doc, field);
-    for (const key of Array.isArray(value) ? value : [indexKey(value)]) {
-      let ids = index.get(key);
-      if (!ids) index.set(key, (ids = new Set()));
-      ids.add(id);
-    }
-  }
-}
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS documents (
-  collection TEXT NOT NULL,
-  id         TEXT NOT NULL,
-  position   INTEGER NOT NULL,
-  body       TEXT,
-  PRIMARY KEY (collection, id)
-);
-CREATE TABLE IF NOT EXISTS checkpoints (
-  name     TEXT PRIMARY KEY,
-  position INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS documents_by_position ON documents (collection, position);
-`;
-
-/** How long checkpoints and document writes wait in memory before they go to the file together. */
+/** How long writes and checkpoints stay in the open transaction before it is committed. */
 const FLUSH_DELAY_MS = 50;
 
 /** How often the file is checked for checkpoints moved by another process. */
 const FOLLOW_INTERVAL_MS = 100;
 
-/**
- * The embedded read store: collections in memory for fast queries (up to `maxResidentDocs`
- * documents each, default DEFAULT_RESIDENT_DOCS; see MemoryCollection), persisted to a SQLite file
- * so a restart does not need a rebuild. Writes are kept in memory and flushed to disk in one
- * transaction together with the checkpoint that covers them, so the file always holds a state
- * at or ahead of its checkpoints (replays from there are harmless: writes are position-guarded).
- * Pass no file for a store that lives only in memory (tests, rebuild scratch space).
- *
- * One process writes the file (the one running the projectors). Another process on the same file
- * (a separate webhook dispatcher, the rebuild CLI's comparison) sees its changes: every 100 ms the
- * checkpoints on disk are compared with those in memory, and when one moved, the documents written
- * since (by position) are read in the same read transaction, then the checkpoints are raised — so
- * waitForCheckpoints and every query in this process follow the writer within about 100 ms.
- * Writing from two processes is not supported: run that topology on MongoDB.
- */
-export const embeddedReadStore = (file?: string, options: { followIntervalMs?: number; maxResidentDocs?: number } = {}): ReadStore => {
-  const db: SqliteDatabase | null = file ? openSqlite(file) : null;
-  db?.exec(SCHEMA);
-  db?.defaultSafeIntegers(true);
-  const collections = new Map<string, MemoryCollection<Doc>>();
-  /** Per collection, the highest position of a document this process holds (read or written). */
-  const highest = new Map<string, bigint>();
-  const raiseHighest = (name: string, position: bigint) => {
-    if ((highest.get(name) ?? -1n) < position) highest.set(name, position);
-  };
-  const checkpoints = new Map<string, bigint>();
-  const dirty = new Map<string, Map<string, WrittenEntry>>();
-  const changes = new EventEmitter();
-  changes.setMaxListeners(0);
+/** SQLite's page cache of the read-models file (KiB): the hot part of the indexes and documents. */
+const CACHE_KIB = 32 * 1024;
 
-  for (const row of (db?.prepare('SELECT name, position FROM checkpoints').all() ?? []) as { name: string; position: bigint }[]) {
-    checkpoints.set(row.name, BigInt(row.position));
+/** Prepared statements kept per store (queries differ by filter shape; the rest are few). */
+const MAX_STATEMENTS = 500;
+
+const META = `
+CREATE TABLE IF NOT EXISTS checkpoints (
+  name     TEXT PRIMARY KEY,
+  position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS read_store_indexes (
+  collection TEXT NOT NULL,
+  keys       TEXT NOT NULL,
+  PRIMARY KEY (collection, keys)
+);
+CREATE TABLE IF NOT EXISTS read_store_array_fields (
+  collection TEXT NOT NULL,
+  field      TEXT NOT NULL,
+  PRIMARY KEY (collection, field)
+);
+`;
+
+const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+const tableOf = (collection: string): string => quoted(`rs:${collection}`);
+/** The deleted documents' ids and positions (tombstones), apart so that indexes and counts hold live documents only. */
+const tombstonesOf = (collection: string): string => quoted(`rs-deleted:${collection}`);
+
+type IndexEntries = [string, 1 | -1][];
+const entriesOf = (keys: string | IndexKeys): IndexEntries => (typeof keys === 'string' ? [[keys, 1]] : (Object.entries(keys) as IndexEntries));
+
+type Row = { id: string; body: string };
+
+/** Everything the collections of one store share: the connection, its transaction, what is declared. */
+type Engine = {
+  statement: (sql: string) => BetterSqlite3.Statement;
+  /** Opens the write transaction if none is open (committed within FLUSH_DELAY_MS). */
+  beginWrite: () => void;
+  /** Creates the collection's table and its declared indexes if they are missing. */
+  ensureTable: (collection: string) => void;
+  declare: (collection: string, entries: IndexEntries) => void;
+  kinds: (collection: string) => FieldKinds;
+  /** Records the declared fields of `doc` that hold an array (they are then queried element-wise). */
+  noteArrays: (collection: string, doc: Doc) => void;
+  /** Counts already made, kept right through this store's writes (count-cache.ts). */
+  counts: ReturnType<typeof countCache>;
+};
+
+/** Up to this many random draws are read at random offsets (see sample). */
+const FEW_DRAWS = 4;
+
+/** SQLite's order of values (NULL, numbers, text, blobs), for merging rows SQLite sorted. */
+const compareSqlValues = (a: unknown, b: unknown): number => {
+  const rank = (value: unknown) => (value === null || value === undefined ? 0 : typeof value === 'number' || typeof value === 'bigint' ? 1 : typeof value === 'string' ? 2 : 3);
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  if (ra === 0) return 0;
+  if (ra === 2) return Buffer.compare(Buffer.from(a as string), Buffer.from(b as string));
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+};
+
+/**
+ * The filter as one filter per branch of its first $or (found at the top or among the members of
+ * its top-level $and), each with the rest of the conjunction; null when it has none.
+ */
+const orBranches = (filter: Filter | undefined): Filter[] | null => {
+  if (!filter) return null;
+  const members: Filter[] = [];
+  const flatten = (part: Filter) => {
+    for (const [key, value] of Object.entries(part)) {
+      if (key === '$and') for (const sub of value as Filter[]) flatten(sub);
+      else members.push({ [key]: value });
+    }
+  };
+  flatten(filter);
+  const at = members.findIndex((member) => '$or' in member);
+  if (at < 0) return null;
+  const rest = members.filter((_, i) => i !== at);
+  return (members[at].$or as Filter[]).map((branch) => ({ $and: [...rest, branch] }));
+};
+
+class SqlCollection<T extends Doc> implements Collection<T> {
+  private readonly table: string;
+  private readonly tombstones: string;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly name: string,
+  ) {
+    this.table = tableOf(name);
+    this.tombstones = tombstonesOf(name);
   }
 
-  const allRows = db?.prepare('SELECT id, position, body FROM documents WHERE collection = ?');
-  const oneRow = db?.prepare('SELECT body FROM documents WHERE collection = ? AND id = ?');
-  const upsertRow = db?.prepare('INSERT OR REPLACE INTO documents (collection, id, position, body) VALUES (?, ?, ?, ?)');
-  const checkpointRow = db?.prepare('INSERT OR REPLACE INTO checkpoints (name, position) VALUES (?, ?)');
-  const flushTx = db?.transaction((checkpointsToStore: Map<string, bigint>) => {
-    for (const [collection, entries] of dirty) {
-      for (const [id, entry] of entries) {
-        upsertRow?.run(collection, id, entry.position, entry.doc ? JSON.stringify(entry.doc) : null);
-      }
+  private ready(): void {
+    this.engine.ensureTable(this.name);
+  }
+
+  /** The SQL of a query on live documents, and whether it matches exactly what filter.ts matches. */
+  private where(filter: Filter | undefined): { sql: string; params: unknown[]; exact: boolean } {
+    const condition = toSqlCondition(filter, this.engine.kinds(this.name));
+    return {
+      sql: condition.sql || '1',
+      params: condition.params,
+      exact: condition.exact,
+    };
+  }
+
+  /** The find's SQL: LIMIT/OFFSET in SQL when the condition is exact, else rows to re-check in order. */
+  private findSql(filter: Filter | undefined, options: FindOptions) {
+    const where = this.where(filter);
+    const order = toSqlOrder(options.sort);
+    let sql = `SELECT id, body FROM ${this.table} WHERE ${where.sql}${order ? ` ORDER BY ${order}` : ''}`;
+    const params = [...where.params];
+    if (where.exact && (options.limit !== undefined || options.skip)) {
+      sql += ' LIMIT ? OFFSET ?';
+      params.push(options.limit ?? -1, options.skip ?? 0);
     }
-    for (const [name, position] of checkpointsToStore) checkpointRow?.run(name, position);
-  });
-  const flush = (checkpointsToStore: Map<string, bigint> = new Map()) => {
-    flushTx?.(checkpointsToStore);
-    dirty.clear();
-    for (const target of collections.values()) target.evict();
-  };
+    return { sql, params, exact: where.exact };
+  }
 
   /**
-   * Checkpoints count at once, in memory: the documents they cover are already in memory, so
-   * waitForCheckpoints and every query of this process see them. The file follows within
-   * FLUSH_DELAY_MS: every checkpoint stored meanwhile, and every document written, leave in one
-   * transaction (documents at or ahead of the checkpoints on disk, as before). What a crash loses
-   * is that last stretch of projection work, which the restart replays from the log (writes are
-   * position-guarded): read models are derived, the event log is what must be durable. A failed
-   * write keeps everything pending and is tried again; `close` writes what is pending.
+   * A sorted page of a filter with an $or (public images or the caller's own): SQLite would read
+   * both sides by their indexes and sort all they match; instead each side is read in its own
+   * index's order up to skip + limit rows, and the sides are merged by the sort keys SQLite
+   * returned (so the order is SQLite's own), dropping repeats. Null when the filter has no $or, or
+   * a side is not exactly expressible in SQL.
    */
-  let pending: Map<string, bigint> | null = null;
+  private branchQueries(filter: Filter | undefined, options: FindOptions) {
+    const sort = options.sort ?? {};
+    if (Object.keys(sort).length === 0 || options.limit === undefined) return null;
+    const branches = orBranches(filter);
+    if (!branches) return null;
+    const wheres = branches.map((branch) => this.where(branch));
+    if (!wheres.every((where) => where.exact)) return null;
+    const keys = Object.keys(sort).map((field, i) => `${valueOf(field)} AS k${i}`).join(', ');
+    const order = toSqlOrder(sort);
+    return wheres.map((where) => ({
+      sql: `SELECT id, body, ${keys} FROM ${this.table} WHERE ${where.sql} ORDER BY ${order} LIMIT ?`,
+      params: [...where.params, (options.skip ?? 0) + (options.limit ?? 0)],
+    }));
+  }
+
+  private findMerged(queries: { sql: string; params: unknown[] }[], options: FindOptions): T[] {
+    const directions = Object.values(options.sort ?? {});
+    const rows = new Map<string, Record<string, unknown>>();
+    for (const query of queries) for (const row of this.engine.statement(query.sql).all(...query.params) as Record<string, unknown>[]) rows.set(row.id as string, row);
+    const merged = [...rows.values()].sort((a, b) => {
+      for (let i = 0; i < directions.length; i++) {
+        const result = compareSqlValues(a[`k${i}`], b[`k${i}`]);
+        if (result !== 0) return result * directions[i];
+      }
+      return 0;
+    });
+    const skip = options.skip ?? 0;
+    return merged.slice(skip, skip + (options.limit ?? merged.length)).map((row) => JSON.parse(row.body as string) as T);
+  }
+
+  async get(id: string): Promise<T | null> {
+    this.ready();
+    const row = this.engine.statement(`SELECT body FROM ${this.table} WHERE id = ?`).get(id) as { body: string | null } | undefined;
+    return row?.body ? (JSON.parse(row.body) as T) : null;
+  }
+
+  async getMany(ids: readonly string[]): Promise<Map<string, T>> {
+    this.ready();
+    const found = new Map<string, T>();
+    if (ids.length === 0) return found;
+    const rows = this.engine
+      .statement(`SELECT id, body FROM ${this.table} WHERE id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify([...new Set(ids)])) as Row[];
+    for (const row of rows) found.set(row.id, JSON.parse(row.body) as T);
+    return found;
+  }
+
+  async find(filter?: Filter, options: FindOptions = {}): Promise<T[]> {
+    this.ready();
+    const branches = this.branchQueries(filter, options);
+    if (branches) return this.findMerged(branches, options);
+    const { sql, params, exact } = this.findSql(filter, options);
+    const statement = this.engine.statement(sql);
+    if (exact) return (statement.all(...params) as Row[]).map((row) => JSON.parse(row.body) as T);
+    // Part of the filter is not in the SQL: re-check each row, in order, until the page is full.
+    const skip = options.skip ?? 0;
+    const found: T[] = [];
+    let skipped = 0;
+    for (const row of statement.iterate(...params) as Iterable<Row>) {
+      const doc = JSON.parse(row.body) as T;
+      if (!matches(doc, filter)) continue;
+      if (skipped < skip) {
+        skipped += 1;
+        continue;
+      }
+      found.push(doc);
+      if (options.limit !== undefined && found.length >= options.limit) break;
+    }
+    return found;
+  }
+
+  async count(filter?: Filter): Promise<number> {
+    this.ready();
+    const where = this.where(filter);
+    if (where.exact) {
+      const sql = `SELECT count(*) AS n FROM ${this.table} WHERE ${where.sql}`;
+      const key = `${sql}\u0000${JSON.stringify(where.params, (_, value) => (typeof value === 'bigint' ? `${value}n` : value))}`;
+      const known = this.engine.counts.get(this.name, key);
+      if (known !== undefined) return known;
+      const n = Number((this.engine.statement(sql).get(...where.params) as { n: bigint | number }).n);
+      this.engine.counts.set(this.name, key, filter, n);
+      return n;
+    }
+    let n = 0;
+    for (const row of this.engine.statement(`SELECT body FROM ${this.table} WHERE ${where.sql}`).iterate(...where.params) as Iterable<Row>) {
+      if (matches(JSON.parse(row.body), filter)) n += 1;
+    }
+    return n;
+  }
+
+  /**
+   * Draws among the matching ids. A few draws (the default image search draws one) are read at
+   * random offsets of the matches in index order, counted first (the count is usually the one the
+   * list just made): each reads index entries only, never documents. More draws read every matching
+   * id once and shuffle.
+   */
+  async sample(filter: Filter, size: number): Promise<T[]> {
+    this.ready();
+    const where = this.where(filter);
+    let chosen: string[] = [];
+    if (where.exact && size <= FEW_DRAWS) {
+      const total = await this.count(filter);
+      const offsets = new Set<number>();
+      while (offsets.size < Math.min(size, total)) offsets.add(Math.floor(Math.random() * total));
+      const at = this.engine.statement(`SELECT id FROM ${this.table} WHERE ${where.sql} LIMIT 1 OFFSET ?`);
+      chosen = [...offsets].map((offset) => (at.get(...where.params, offset) as { id: string } | undefined)?.id).filter((id): id is string => id !== undefined);
+    } else {
+      const ids: string[] = [];
+      if (where.exact) {
+        for (const row of this.engine.statement(`SELECT id FROM ${this.table} WHERE ${where.sql}`).iterate(...where.params) as Iterable<{ id: string }>) ids.push(row.id);
+      } else {
+        for (const row of this.engine.statement(`SELECT id, body FROM ${this.table} WHERE ${where.sql}`).iterate(...where.params) as Iterable<Row>) {
+          if (matches(JSON.parse(row.body), filter)) ids.push(row.id);
+        }
+      }
+      for (let i = 0; i < size && i < ids.length; i++) {
+        const j = i + Math.floor(Math.random() * (ids.length - i));
+        [ids[i], ids[j]] = [ids[j], ids[i]];
+        chosen.push(ids[i]);
+      }
+    }
+    const docs = await this.getMany(chosen);
+    return chosen.map((id) => docs.get(id)).filter((doc): doc is T => doc !== undefined);
+  }
+
+  /** The document's upsert unless it, or its tombstone, already saw `position`. */
+  /** The live document, parsed (for the counts kept: see count-cache.ts). */
+  private live(id: string): Doc | null {
+    const row = this.engine.statement(`SELECT body FROM ${this.table} WHERE id = ?`).get(id) as { body: string } | undefined;
+    return row ? (JSON.parse(row.body) as Doc) : null;
+  }
+
+  private write(doc: Doc, position: bigint): boolean {
+    this.engine.noteArrays(this.name, doc);
+    const deleted = this.engine.statement(`SELECT position FROM ${this.tombstones} WHERE id = ?`).get(doc._id) as { position: bigint } | undefined;
+    if (deleted) {
+      if (BigInt(deleted.position) >= position) return false;
+      this.engine.statement(`DELETE FROM ${this.tombstones} WHERE id = ?`).run(doc._id);
+    }
+    const counted = this.engine.counts.tracking(this.name);
+    const before = counted ? this.live(doc._id) : null;
+    const applied =
+      this.engine
+        .statement(
+          `INSERT INTO ${this.table} (id, position, body) VALUES (?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET position = excluded.position, body = excluded.body WHERE excluded.position > ${this.table}.position`,
+        )
+        .run(doc._id, position, JSON.stringify(doc)).changes > 0;
+    if (applied && counted) this.engine.counts.moved(this.name, before, doc);
+    return applied;
+  }
+
+  /** Replaces the document by its tombstone unless either saw `position`; true if a live document went. */
+  private remove(id: string, position: bigint): boolean {
+    const live = this.engine.statement(`SELECT position, body FROM ${this.table} WHERE id = ?`).get(id) as { position: bigint; body: string } | undefined;
+    if (live && BigInt(live.position) >= position) return false;
+    if (live) {
+      this.engine.statement(`DELETE FROM ${this.table} WHERE id = ?`).run(id);
+      if (this.engine.counts.tracking(this.name)) this.engine.counts.moved(this.name, JSON.parse(live.body) as Doc, null);
+    }
+    this.engine
+      .statement(
+        `INSERT INTO ${this.tombstones} (id, position) VALUES (?, ?)
+         ON CONFLICT (id) DO UPDATE SET position = excluded.position WHERE excluded.position > ${this.tombstones}.position`,
+      )
+      .run(id, position);
+    return live !== undefined;
+  }
+
+  async upsert(doc: T, position: bigint): Promise<boolean> {
+    this.ready();
+    this.engine.beginWrite();
+    return this.write(doc, position);
+  }
+
+  async delete(id: string, position: bigint): Promise<boolean> {
+    this.ready();
+    this.engine.beginWrite();
+    return this.remove(id, position);
+  }
+
+  /** In the open transaction, one after the other (each with its guard). */
+  async bulkWrite(ops: readonly WriteOp<T>[]): Promise<void> {
+    if (ops.length === 0) return;
+    this.ready();
+    this.engine.beginWrite();
+    for (const op of ops) {
+      if (op.type === 'upsert') this.write(op.doc, op.position);
+      else this.remove(op.id, op.position);
+    }
+  }
+
+  async createIndex(keys: string | IndexKeys): Promise<void> {
+    this.ready();
+    this.engine.declare(this.name, entriesOf(keys));
+  }
+
+  async explain(filter?: Filter, options: FindOptions = {}): Promise<QueryPlan> {
+    this.ready();
+    const queries = this.branchQueries(filter, options) ?? [this.findSql(filter, options)];
+    const lines = queries.flatMap(({ sql, params }, i) => [
+      ...(queries.length > 1 ? [`BRANCH ${i + 1} OF ${queries.length}`] : []),
+      ...(this.engine.statement(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail),
+    ]);
+    const table = `rs:${this.name}`;
+    const ownScans = lines.filter((line) => line === `SCAN ${table}` || line.startsWith(`SCAN ${table} `));
+    const narrowing = fieldsOf(filter).length > 0;
+    return {
+      // A scan of the table, or a walk along a whole index while the filter narrows nothing it knows.
+      scans: ownScans.some((line) => !line.includes(' USING ') || narrowing),
+      sortsInMemory: lines.some((line) => line.includes('USE TEMP B-TREE')),
+      detail: lines.join('\n'),
+    };
+  }
+}
+
+/**
+ * `maxResidentDocs` (READ_STORE_RESIDENT_DOCS) is accepted and has no effect: no documents are held
+ * in memory any more; it stays so that existing configurations start.
+ */
+export const embeddedReadStore = (file?: string, options: { followIntervalMs?: number; maxResidentDocs?: number } = {}): ReadStore => {
+  const persisted = file !== undefined;
+  const db: BetterSqlite3.Database = persisted ? openSqlite(file) : new Database(':memory:');
+  db.pragma(`cache_size = -${CACHE_KIB}`);
+  db.exec(META);
+  db.defaultSafeIntegers(true);
+  db.function('rs_regex', { deterministic: true, safeIntegers: false }, (pattern: unknown, flags: unknown, value: unknown) =>
+    typeof value === 'string' && toRegex(String(pattern), String(flags)).test(value) ? 1 : 0,
+  );
+
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const statement = (sql: string): BetterSqlite3.Statement => {
+    let prepared = statements.get(sql);
+    if (!prepared) {
+      if (statements.size >= MAX_STATEMENTS) statements.clear();
+      prepared = db.prepare(sql);
+      statements.set(sql, prepared);
+    }
+    return prepared;
+  };
+
+  /** Per collection: its declared indexes (by their keys' JSON), their fields, and those seen holding arrays. */
+  const indexes = new Map<string, Map<string, IndexEntries>>();
+  const declaredFields = new Map<string, Set<string>>();
+  const arrayFields = new Map<string, Set<string>>();
+  const addTo = <V>(map: Map<string, Set<V>>, key: string, value: V) => {
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
+    set.add(value);
+  };
+  const remember = (collection: string, keys: string) => {
+    const entries = JSON.parse(keys) as IndexEntries;
+    let own = indexes.get(collection);
+    if (!own) indexes.set(collection, (own = new Map()));
+    own.set(keys, entries);
+    for (const [field] of entries) if (field !== '_id') addTo(declaredFields, collection, field);
+  };
+  const readArrayFields = () => {
+    arrayFields.clear();
+    for (const row of db.prepare('SELECT collection, field FROM read_store_array_fields').all() as { collection: string; field: string }[]) {
+      addTo(arrayFields, row.collection, row.field);
+    }
+  };
+  for (const row of db.prepare('SELECT collection, keys FROM read_store_indexes').all() as { collection: string; keys: string }[]) remember(row.collection, row.keys);
+  readArrayFields();
+
+  // The write transaction (see above). A store in memory only writes each statement at once.
   let flushTimer: NodeJS.Timeout | null = null;
   let failedFlushes = 0;
-  const commitPending = () => {
+  const commit = () => {
     flushTimer = null;
-    const batch = pending ?? new Map<string, bigint>();
+    if (!db.open || !db.inTransaction) return;
     try {
-      flush(batch);
+      db.exec('COMMIT');
+      failedFlushes = 0;
     } catch (error) {
       failedFlushes += 1;
-      flushTimer = setTimeout(commitPending, Math.min(5_000, FLUSH_DELAY_MS * 2 ** Math.min(failedFlushes, 7)));
-      flushTimer.unref();
       if (failedFlushes === 1) process.emitWarning(`read-models file write failed, retrying: ${String(error)}`);
+      if (!db.inTransaction) return;
+      flushTimer = setTimeout(commit, Math.min(5_000, FLUSH_DELAY_MS * 2 ** Math.min(failedFlushes, 7)));
+    }
+  };
+  const beginWrite = () => {
+    if (!persisted || db.inTransaction) return;
+    db.exec('BEGIN IMMEDIATE');
+    flushTimer ??= setTimeout(commit, FLUSH_DELAY_MS);
+  };
+
+  const ready = new Set<string>();
+  const indexName = (collection: string, entries: IndexEntries): string =>
+    `rs:${collection}:${entries.map(([field, direction]) => `${field}${direction < 0 ? '-' : ''}`).join(',')}`;
+  const indexSql = (collection: string, entries: IndexEntries): string => {
+    const columns = entries.map(([field, direction]) => `${valueOf(field)}${direction < 0 ? ' DESC' : ''}`).join(', ');
+    return `CREATE INDEX IF NOT EXISTS ${quoted(indexName(collection, entries))} ON ${tableOf(collection)} (${columns})`;
+  };
+  const inSchema = (type: 'table' | 'index', name: string): boolean =>
+    Boolean(statement('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get(type, name));
+  /** Writes nothing when all is there (a reading process must not take the write lock for nothing). */
+  const ensureTable = (collection: string) => {
+    if (ready.has(collection)) return;
+    const missing = [...(indexes.get(collection)?.values() ?? [])].filter((entries) => !inSchema('index', indexName(collection, entries)));
+    if (!inSchema('table', `rs:${collection}`) || !inSchema('table', `rs-deleted:${collection}`) || missing.length > 0) {
+      beginWrite();
+      db.exec(`CREATE TABLE IF NOT EXISTS ${tableOf(collection)} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, body TEXT NOT NULL)`);
+      db.exec(`CREATE TABLE IF NOT EXISTS ${tombstonesOf(collection)} (id TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID`);
+      for (const entries of missing) db.exec(indexSql(collection, entries));
+    }
+    ready.add(collection);
+  };
+
+  const declare = (collection: string, entries: IndexEntries) => {
+    const keys = JSON.stringify(entries);
+    if (indexes.get(collection)?.has(keys)) return;
+    // Declared by another process on this file (the writer): nothing to write.
+    if (statement('SELECT 1 FROM read_store_indexes WHERE collection = ? AND keys = ?').get(collection, keys) && inSchema('index', indexName(collection, entries))) {
+      remember(collection, keys);
+      readArrayFields();
       return;
     }
-    failedFlushes = 0;
-    if (pending === batch) pending = null;
+    beginWrite();
+    // Fields newly declared: whether the documents already stored hold arrays there (once, at declaration).
+    for (const [field] of entries) {
+      if (field === '_id' || declaredFields.get(collection)?.has(field) || arrayFields.get(collection)?.has(field)) continue;
+      if (db.prepare(`SELECT 1 FROM ${tableOf(collection)} WHERE json_type(body, ${jsonPath(field)}) = 'array' LIMIT 1`).get()) {
+        db.prepare('INSERT OR IGNORE INTO read_store_array_fields (collection, field) VALUES (?, ?)').run(collection, field);
+        addTo(arrayFields, collection, field);
+      }
+    }
+    db.exec(indexSql(collection, entries));
+    db.prepare('INSERT OR IGNORE INTO read_store_indexes (collection, keys) VALUES (?, ?)').run(collection, keys);
+    remember(collection, keys);
   };
+
+  const kinds = (collection: string): FieldKinds => {
+    const declared = declaredFields.get(collection);
+    const arrays = arrayFields.get(collection);
+    return { isScalar: (field) => field === '_id' || (declared?.has(field) === true && arrays?.has(field) !== true) };
+  };
+
+  const noteArrays = (collection: string, doc: Doc) => {
+    const declared = declaredFields.get(collection);
+    if (!declared) return;
+    for (const field of declared) {
+      if (!Array.isArray(getPath(doc, field)) || arrayFields.get(collection)?.has(field)) continue;
+      statement('INSERT OR IGNORE INTO read_store_array_fields (collection, field) VALUES (?, ?)').run(collection, field);
+      addTo(arrayFields, collection, field);
+    }
+  };
+
+  const counts = countCache();
+  const engine: Engine = { statement, beginWrite, ensureTable, declare, kinds, noteArrays, counts };
+
+  // A file written by the earlier embedded store (one `documents` table, no indexes): moved over once.
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents'").get()) {
+    db.transaction(() => {
+      for (const name of db.prepare('SELECT DISTINCT collection FROM documents').pluck().all() as string[]) {
+        ensureTable(name);
+        db.prepare(`INSERT OR REPLACE INTO ${tableOf(name)} (id, position, body) SELECT id, position, body FROM documents WHERE collection = ? AND body IS NOT NULL`).run(name);
+        db.prepare(`INSERT OR REPLACE INTO ${tombstonesOf(name)} (id, position) SELECT id, position FROM documents WHERE collection = ? AND body IS NULL`).run(name);
+      }
+      db.exec('DROP TABLE documents');
+    })();
+  }
+
+  const collections = new Map<string, SqlCollection<Doc>>();
+  const collection = <T extends Doc>(name: string): Collection<T> => {
+    let existing = collections.get(name);
+    if (!existing) collections.set(name, (existing = new SqlCollection<Doc>(engine, name)));
+    return existing as unknown as Collection<T>;
+  };
+
+  const checkpoints = new Map<string, bigint>();
+  for (const row of db.prepare('SELECT name, position FROM checkpoints').all() as { name: string; position: bigint }[]) {
+    checkpoints.set(row.name, BigInt(row.position));
+  }
+  const changes = new EventEmitter();
+  changes.setMaxListeners(0);
   /** Waiters are told once for all the checkpoints stored in one go (a batch stores one per projection). */
   let announcing = false;
   const announceCheckpoints = () => {
@@ -379,84 +556,21 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
       changes.emit('checkpoint');
     });
   };
-  const scheduleFlush = () => {
-    if (flushTimer || !db) return;
-    flushTimer = setTimeout(commitPending, FLUSH_DELAY_MS);
-  };
+  const reached = (names: readonly string[], position: bigint) => names.every((name) => (checkpoints.get(name) ?? 0n) >= position);
 
-  const collection = <T extends Doc>(name: string): Collection<T> => {
-    let existing = collections.get(name);
-    if (!existing) {
-      const onWrite = (id: string, entry: WrittenEntry) => {
-        raiseHighest(name, entry.position);
-        if (!db) return;
-        let entries = dirty.get(name);
-        if (!entries) dirty.set(name, (entries = new Map()));
-        entries.set(id, entry);
-      };
-      const created = new MemoryCollection<Doc>(
-        onWrite,
-        db
-          ? {
-              // What the file holds, read on first use (its state now, ahead of or at its checkpoints).
-              load: (target) => {
-                for (const row of allRows?.iterate(name) as Iterable<{ id: string; position: bigint; body: string | null }>) {
-                  target.load(row.id, { doc: row.body ? JSON.parse(row.body) : null, position: BigInt(row.position) });
-                  raiseHighest(name, BigInt(row.position));
-                }
-              },
-              read: (id) => {
-                const body = (oneRow?.get(name, id) as { body: string | null } | undefined)?.body;
-                return body ? JSON.parse(body) : null;
-              },
-              maxResident: options.maxResidentDocs ?? DEFAULT_RESIDENT_DOCS,
-              isDirty: (id) => dirty.get(name)?.has(id) ?? false,
-            }
-          : null,
-      );
-      collections.set(name, created);
-      existing = created;
-    }
-    return existing as unknown as Collection<T>;
-  };
-
-  const reached = (names: readonly string[], position: bigint) =>
-    names.every((name) => (checkpoints.get(name) ?? 0n) >= position);
-
-  // Following another process's writes (see above). Checkpoints and documents come from one read
-  // transaction: the writer commits documents together with the checkpoints that cover them.
-  const diskCheckpoints = db?.prepare('SELECT name, position FROM checkpoints');
-  const writtenSince = db?.prepare('SELECT id, position, body FROM documents WHERE collection = ? AND position > ?');
-  const readChanges = db?.transaction(() => {
-    const moved = (diskCheckpoints?.all() as { name: string; position: bigint }[]).filter(
-      (row) => BigInt(row.position) > (checkpoints.get(row.name) ?? -1n) && !pending?.has(row.name),
-    );
-    if (moved.length === 0) return null;
-    // Collections not read yet are skipped: their first use reads the file as it is then.
-    const documents = [...collections]
-      .filter(([, target]) => target.loaded)
-      .map(([name]) => ({
-        name,
-        rows: writtenSince?.all(name, highest.get(name) ?? -1n) as { id: string; position: bigint; body: string | null }[],
-      }));
-    return { moved, documents };
-  });
+  // Following another process's writes: its checkpoints are committed with the documents they cover.
   const follow = () => {
-    if (!db?.open) return;
-    const changes_ = readChanges?.();
-    if (!changes_) return;
-    for (const { name, rows } of changes_.documents) {
-      const target = collections.get(name);
-      if (!target) continue;
-      for (const row of rows) {
-        target.refresh(row.id, { doc: row.body ? JSON.parse(row.body) : null, position: BigInt(row.position) });
-        raiseHighest(name, BigInt(row.position));
-      }
-    }
-    for (const row of changes_.moved) checkpoints.set(row.name, BigInt(row.position));
+    if (!db.open) return;
+    const moved = (statement('SELECT name, position FROM checkpoints').all() as { name: string; position: bigint }[]).filter(
+      (row) => BigInt(row.position) > (checkpoints.get(row.name) ?? -1n),
+    );
+    if (moved.length === 0) return;
+    readArrayFields();
+    counts.clear();
+    for (const row of moved) checkpoints.set(row.name, BigInt(row.position));
     changes.emit('checkpoint');
   };
-  const follower = db ? setInterval(follow, options.followIntervalMs ?? FOLLOW_INTERVAL_MS) : null;
+  const follower = persisted ? setInterval(follow, options.followIntervalMs ?? FOLLOW_INTERVAL_MS) : null;
   follower?.unref();
 
   return {
@@ -467,10 +581,8 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
     setCheckpoint(name, position) {
       checkpoints.set(name, position);
       announceCheckpoints();
-      if (db) {
-        (pending ??= new Map()).set(name, position);
-        scheduleFlush();
-      }
+      beginWrite();
+      statement('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position').run(name, position);
       return Promise.resolve();
     },
     waitForCheckpoints(names, position, timeoutMs) {
@@ -490,25 +602,27 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
       });
     },
     async drop(names, checkpointNames) {
+      beginWrite();
       for (const name of names) {
-        collections.delete(name);
-        highest.delete(name);
-        dirty.delete(name);
-        db?.prepare('DELETE FROM documents WHERE collection = ?').run(name);
+        db.exec(`DROP TABLE IF EXISTS ${tableOf(name)}`);
+        db.exec(`DROP TABLE IF EXISTS ${tombstonesOf(name)}`);
+        db.prepare('DELETE FROM read_store_array_fields WHERE collection = ?').run(name);
+        arrayFields.delete(name);
+        ready.delete(name);
+        counts.forget(name);
       }
+      statements.clear();
       for (const name of checkpointNames) {
-        pending?.delete(name);
         checkpoints.delete(name);
-        db?.prepare('DELETE FROM checkpoints WHERE name = ?').run(name);
+        db.prepare('DELETE FROM checkpoints WHERE name = ?').run(name);
       }
     },
     async close() {
       if (follower) clearInterval(follower);
       if (flushTimer) clearTimeout(flushTimer);
       flushTimer = null;
-      if (db?.open) {
-        flush(pending ?? new Map());
-        pending = null;
+      if (db.open) {
+        if (db.inTransaction) db.exec('COMMIT');
         db.close();
       }
     },

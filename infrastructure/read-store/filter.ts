@@ -47,7 +47,8 @@ const equals = (actual: unknown, expected: unknown): boolean => {
 };
 
 const regexCache = new Map<string, RegExp>();
-const toRegex = (pattern: string, options: string): RegExp => {
+/** The RegExp of a `$regex` condition (cached: filters repeat). */
+export const toRegex = (pattern: string, options: string): RegExp => {
   const key = `${options}/${pattern}`;
   let regex = regexCache.get(key);
   if (!regex) {

@@ -11,7 +11,8 @@ import {
 } from 'mongodb';
 import { mongoClient } from '../mongo-client.ts';
 import { freshReads } from '../coalesce.ts';
-import type { Collection, Doc, Filter, FindOptions, ReadStore, WriteOp } from './port.ts';
+import { planByIndexes, planStages } from './index-match.ts';
+import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
 
 /**
  * Read models on MongoDB (or a Mongo-wire server such as FerretDB): no transactions, change
@@ -236,12 +237,42 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     return found;
   }
 
-  async find(filter?: Filter, options: FindOptions = {}): Promise<T[]> {
+  private cursor(filter: Filter | undefined, options: FindOptions) {
     let cursor = this.collection.find(this.live(filter), { projection: INTERNAL });
     if (options.sort && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) cursor = cursor.limit(options.limit);
-    return (await cursor.toArray()).map((doc) => strip<T>(doc) as T);
+    return cursor;
+  }
+
+  async find(filter?: Filter, options: FindOptions = {}): Promise<T[]> {
+    return (await this.cursor(filter, options).toArray()).map((doc) => strip<T>(doc) as T);
+  }
+
+  /**
+   * The server's own explain (a COLLSCAN scans, a SORT stage sorts in memory); a server that has
+   * no explain command (the Mongo-wire test server) is answered from the collection's indexes by
+   * the rule MongoDB's planner follows (index-match.ts).
+   */
+  async explain(filter?: Filter, options: FindOptions = {}): Promise<QueryPlan> {
+    try {
+      const explained = (await this.cursor(filter, options).explain('queryPlanner')) as Document;
+      const winning = explained.queryPlanner?.winningPlan;
+      const stages = planStages(winning);
+      // A server whose explain has no MongoDB plan (FerretDB answers with its backend's) is planned by its indexes.
+      if (stages.length > 0) return { scans: stages.includes('COLLSCAN'), sortsInMemory: stages.includes('SORT'), detail: JSON.stringify(winning) };
+    } catch (error) {
+      if (!(error instanceof MongoServerError)) throw error;
+    }
+    const indexes = await this.collection
+      .listIndexes()
+      .toArray()
+      .catch(() => [] as Document[]);
+    return planByIndexes(
+      indexes.map((index) => index.key as IndexKeys),
+      filter,
+      options.sort,
+    );
   }
 
   async count(filter?: Filter): Promise<number> {
@@ -321,8 +352,8 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     else await writeGuarded(this.collection, '_position', writes);
   }
 
-  async createIndex(field: string): Promise<void> {
-    await this.collection.createIndex({ [field]: 1 });
+  async createIndex(keys: string | IndexKeys): Promise<void> {
+    await this.collection.createIndex(typeof keys === 'string' ? { [keys]: 1 } : keys);
   }
 }
 

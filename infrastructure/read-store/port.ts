@@ -25,6 +25,21 @@ export type SortSpec = Record<string, 1 | -1>;
 
 export type FindOptions = { sort?: SortSpec; skip?: number; limit?: number };
 
+/**
+ * The keys of a compound index, in order, as MongoDB spells them: `{ account_id: 1, id: 1, _id: 1 }`.
+ * A list query is served by an index whose keys are its equality fields, then its sort fields (in
+ * the sort's directions or all reversed), so it reads only the page it answers.
+ */
+export type IndexKeys = Record<string, 1 | -1>;
+
+/**
+ * How an adapter would run a query (for tests that guard list queries against scans): whether it
+ * reads the whole collection (or walks a whole index while the filter narrows nothing the index
+ * knows), and whether it sorts the matching documents in memory instead of reading them in index
+ * order. `detail` is the engine's own account (SQLite's query plan, MongoDB's winning plan).
+ */
+export type QueryPlan = { scans: boolean; sortsInMemory: boolean; detail: string };
+
 /** One write of a bulkWrite: an upsert or a delete, guarded by its event position like the single calls. */
 export type WriteOp<T extends Doc = Doc> = { type: 'upsert'; doc: T; position: bigint } | { type: 'delete'; id: string; position: bigint };
 
@@ -51,8 +66,14 @@ export interface Collection<T extends Doc = Doc> {
    * of work does). Writes the guard ignores are not errors; nothing is reported per op.
    */
   bulkWrite(ops: readonly WriteOp<T>[]): Promise<void>;
-  /** Declares a field that filters use for equality or $in; adapters may build an index. */
-  createIndex(field: string): Promise<void>;
+  /**
+   * Declares an index: one field (filters use it for equality or $in) or a compound index whose
+   * keys match a list query's filter and sort (see IndexKeys). The projection that owns a
+   * collection declares its indexes at setup; adapters build them (idempotently).
+   */
+  createIndex(keys: string | IndexKeys): Promise<void>;
+  /** How the adapter runs `find(filter, options)` (see QueryPlan); adapters that cannot tell leave it out. */
+  explain?(filter?: Filter, options?: FindOptions): Promise<QueryPlan>;
 }
 
 export interface ReadStore {

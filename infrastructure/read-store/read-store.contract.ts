@@ -73,6 +73,35 @@ export const readStoreContract = (adapterName: string, makeStore: () => Promise<
       expect(ids(await pets.find({}, { sort: { _id: 1 }, skip: 10 }))).toEqual([]);
       expect(await pets.count()).toBe(5);
       expect(await pets.count({ 'owner.id': 'o2' })).toBe(2);
+      // A count asked again after a write, a delete and a drop answers the collection as it is then.
+      await pets.upsert({ _id: 'f', name: 'Fig', age: 2, tags: [], owner: { id: 'o2' }, born: '2024-06-01T00:00:00.000Z' }, 10n);
+      expect(await pets.count({ 'owner.id': 'o2' })).toBe(3);
+      await pets.delete('c', 11n);
+      expect(await pets.count({ 'owner.id': 'o2' })).toBe(2);
+      await store.drop([name], []);
+      expect(await pets.count({ 'owner.id': 'o2' })).toBe(0);
+    });
+
+    it('pages a sorted $or, at the top or inside $and, without repeating a document both sides match', async () => {
+      const pets = store.collection<Pet>(name);
+      const either = { $or: [{ 'owner.id': 'o1' }, { age: { $gte: 7 } }] };
+      expect(ids(await pets.find(either, { sort: { born: -1, _id: -1 }, limit: 10 }))).toEqual(['e', 'b', 'a']);
+      expect(ids(await pets.find(either, { sort: { born: -1, _id: -1 }, skip: 1, limit: 2 }))).toEqual(['b', 'a']);
+      expect(ids(await pets.find({ $and: [either, { tags: 'calm' }, { name: { $ne: 'Ember' } }] }, { sort: { born: 1 }, limit: 5 }))).toEqual(['a', 'b']);
+      expect(await pets.count(either)).toBe(3);
+    });
+
+    it('explains whether a query is served by a declared index or scans and sorts in memory', async () => {
+      const pets = store.collection<Pet>(name);
+      await pets.createIndex({ 'owner.id': 1, born: 1, _id: 1 });
+      const page = { sort: { born: -1, _id: -1 } as const, limit: 2 };
+      expect(ids(await pets.find({ 'owner.id': 'o1' }, page))).toEqual(['b', 'a']);
+      const served = await pets.explain!({ 'owner.id': 'o1' }, page);
+      expect(served, served.detail).toMatchObject({ scans: false, sortsInMemory: false });
+      const unindexed = await pets.explain!({ name: 'Alba' }, page);
+      expect(unindexed.scans, unindexed.detail).toBe(true);
+      const unsorted = await pets.explain!({ 'owner.id': 'o1' }, { sort: { age: 1 }, limit: 2 });
+      expect(unsorted.sortsInMemory, unsorted.detail).toBe(true);
     });
 
     it('samples at random from the matching documents', async () => {

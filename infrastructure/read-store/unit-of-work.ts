@@ -1,4 +1,4 @@
-import type { Collection, Doc, Filter, FindOptions, ReadStore, WriteOp } from './port.ts';
+import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
 
 type Buffered = { doc: Doc | null; position: bigint };
 
@@ -96,8 +96,13 @@ class BufferedCollection<T extends Doc> implements Collection<T> {
     }
   }
 
-  async createIndex(field: string): Promise<void> {
-    await this.target.createIndex(field);
+  async createIndex(keys: string | IndexKeys): Promise<void> {
+    await this.target.createIndex(keys);
+  }
+
+  async explain(filter?: Filter, options?: FindOptions): Promise<QueryPlan> {
+    if (!this.target.explain) throw new Error('this read store cannot explain its queries');
+    return this.target.explain(filter, options);
   }
 
   /** Forgets the buffered writes (the collection is being dropped). */

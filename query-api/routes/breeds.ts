@@ -15,6 +15,7 @@ import { breedCatalogue, encodedBody } from '../breed-catalogue.ts';
 import { acceptedEncoding, ifNoneMatchHits, registerConditionalGet } from '../../http/conditional.ts';
 import { addVary, requestedLanguage } from '../language.ts';
 import type { QueryApiDeps } from '../deps.ts';
+import { readsDependOn } from '../../http/consistency.ts';
 
 type BreedListQuery = {
   limit: number;
@@ -58,6 +59,8 @@ const toColour = (doc: ColourDoc) => ({
 export const breedQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
+    // Breeds: reference data, but a breed's reference_image_id follows public images, which their owners tag and delete.
+    readsDependOn(instance, ['images']);
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const catalogue = breedCatalogue(deps.readStore);
     const views = imageViews(deps.readStore, deps.images?.publicBaseUrl);

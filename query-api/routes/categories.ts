@@ -7,11 +7,14 @@ import { REFERENCE_COLLECTIONS, type CategoryDoc } from '../../contracts/referen
 import { pageStyleA } from '../../http/paging.ts';
 import type { QueryApiDeps } from '../deps.ts';
 import { registerConditionalGet } from '../../http/conditional.ts';
+import { readsDependOn } from '../../http/consistency.ts';
 
 /** Image categories (paging style A, ordered by numeric id); English names only. */
 export const categoryQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
+    // Categories: reference data, which no account's request writes.
+    readsDependOn(instance, []);
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     await registerConditionalGet(instance);
     app.get(

@@ -21,6 +21,7 @@ import { ServedLanguage } from '../language.ts';
 import { requireBreed } from '../reference-lookups.ts';
 import type { QueryApiDeps } from '../deps.ts';
 import { registerConditionalGet } from '../../http/conditional.ts';
+import { readsDependOn } from '../../http/consistency.ts';
 
 export const toFact = (doc: FactDoc, served: ServedLanguage, includeSources: boolean): Fact => {
   const { translation, language } = served.pick(doc.translations);
@@ -50,6 +51,8 @@ const factFilter = (query: { breed_id?: string; species_id?: number; category?: 
 export const factQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
+    // Facts: reference data, which no account's request writes.
+    readsDependOn(instance, []);
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     await registerConditionalGet(instance);
     const facts = () => deps.readStore.collection<FactDoc>(REFERENCE_COLLECTIONS.facts);

@@ -13,6 +13,7 @@ import { ServedLanguage } from '../language.ts';
 import { requireBreed } from '../reference-lookups.ts';
 import type { QueryApiDeps } from '../deps.ts';
 import { registerConditionalGet } from '../../http/conditional.ts';
+import { readsDependOn } from '../../http/consistency.ts';
 
 export const toHealthTip = (doc: HealthTipDoc, served: ServedLanguage, includeSources: boolean): HealthTip => {
   const { translation, language } = served.pick(doc.translations);
@@ -32,6 +33,8 @@ export const toHealthTip = (doc: HealthTipDoc, served: ServedLanguage, includeSo
 export const healthTipQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
+    // Health tips: reference data, which no account's request writes.
+    readsDependOn(instance, []);
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     await registerConditionalGet(instance);
     const tips = () => deps.readStore.collection<HealthTipDoc>(REFERENCE_COLLECTIONS.healthTips);

@@ -20,6 +20,7 @@ import { commaList, drawRandom, setPaginationHeaders } from '../../http/paging.t
 import { requireBreed } from '../reference-lookups.ts';
 import type { QueryApiDeps } from '../deps.ts';
 import { registerConditionalGet } from '../../http/conditional.ts';
+import { readsDependOn } from '../../http/consistency.ts';
 
 const toCountry = (doc: CountryDoc) => ({
   iso_code: doc.iso_code,
@@ -61,6 +62,8 @@ const speciesFilter = (query: { species_id?: string; animal_type?: 'dog' | 'cat'
 export const legislationQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
+    // Legislation and the breeds it names (whose reference_image_id follows public images).
+    readsDependOn(instance, ['images']);
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     await registerConditionalGet(instance);
     const countries = () => deps.readStore.collection<CountryDoc>(REFERENCE_COLLECTIONS.countries);

@@ -39,7 +39,7 @@ export const adminQuotaRoutes =
           contextOf(request),
           { retries: 50 },
         );
-        await recordWrite(deps, accountId, result.position);
+        await recordWrite(deps, accountId, result.position, 'quota');
         return quotaView(result.state, deps.images?.uploadQuota ?? 0, now);
       },
     );

@@ -48,7 +48,7 @@ export const adminWebhookRoutes =
           },
           { ...contextOf(request), accountId: body.account_id },
         );
-        await recordWrite(deps, body.account_id, position);
+        await recordWrite(deps, body.account_id, position, 'webhooks');
         return reply.code(201).send(createdWebhookBody(endpoint, signingSecret));
       },
     );

@@ -1,0 +1,85 @@
+import type { Filter, IndexKeys, QueryPlan, SortSpec } from './port.ts';
+
+/**
+ * Which of a collection's indexes would serve a query, by the rule MongoDB's planner follows
+ * (equality fields first, then the sort fields in the sort's directions or all reversed), for
+ * servers that cannot explain a query themselves (the Mongo-wire test server answers no `explain`).
+ * A top-level `$or` is served when each of its branches is (MongoDB merges the branches' index
+ * scans in sort order). `$in` counts as equality (MongoDB explodes a short `$in` for a sort).
+ */
+type Conjunct = { equal: Set<string>; ranged: Set<string>; or: Filter[][] };
+
+const isOperatorObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => key.startsWith('$'));
+
+const EQUALITY_OPERATORS = new Set(['$eq', '$in']);
+const RANGE_OPERATORS = new Set(['$gt', '$gte', '$lt', '$lte']);
+
+const conjunct = (filter: Filter, into: Conjunct = { equal: new Set(), ranged: new Set(), or: [] }): Conjunct => {
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$and') for (const sub of value as Filter[]) conjunct(sub, into);
+    else if (key === '$or') into.or.push(value as Filter[]);
+    else if (!isOperatorObject(value)) into.equal.add(key);
+    else if (Object.keys(value).some((op) => EQUALITY_OPERATORS.has(op))) into.equal.add(key);
+    else if (Object.keys(value).some((op) => RANGE_OPERATORS.has(op))) into.ranged.add(key);
+  }
+  return into;
+};
+
+/** Whether `keys` serves a conjunction without $or: some filter field leads it, and it gives the sort. */
+const serves = (keys: [string, number][], equal: Set<string>, ranged: Set<string>, sort: [string, number][]): { narrows: boolean; sorted: boolean } => {
+  let i = 0;
+  while (i < keys.length && equal.has(keys[i][0])) i += 1;
+  const narrows = i > 0 || (keys.length > 0 && ranged.has(keys[0][0]));
+  if (sort.length === 0) return { narrows, sorted: true };
+  const rest = keys.slice(i);
+  if (rest.length < sort.length) return { narrows, sorted: false };
+  const sign = rest[0][1] * sort[0][1];
+  const sorted = sort.every(([field, direction], k) => rest[k][0] === field && rest[k][1] * direction === sign);
+  return { narrows, sorted };
+};
+
+/** The plan a MongoDB planner would find among `indexes` (each an IndexKeys, `_id` always indexed). */
+export const planByIndexes = (indexes: readonly IndexKeys[], filter: Filter = {}, sort: SortSpec = {}): QueryPlan => {
+  const all = [{ _id: 1 } as IndexKeys, ...indexes].map((keys) => Object.entries(keys) as [string, number][]);
+  const sortEntries = Object.entries(sort) as [string, number][];
+  const top = conjunct(filter);
+  // A top-level $or: each branch with the rest of the conjunction (one $or; more are rare and left to the first).
+  const branches: Conjunct[] =
+    top.or.length === 0
+      ? [top]
+      : top.or[0].map((branch) => {
+          const own = conjunct(branch);
+          return { equal: new Set([...top.equal, ...own.equal]), ranged: new Set([...top.ranged, ...own.ranged]), or: [] };
+        });
+  const narrowing = top.equal.size + top.ranged.size > 0 || top.or.length > 0;
+  const chosen: string[] = [];
+  let scans = false;
+  let sortsInMemory = false;
+  for (const branch of branches) {
+    const fits = all.map((keys) => ({ keys, ...serves(keys, branch.equal, branch.ranged, sortEntries) }));
+    const best = fits.find((fit) => fit.narrows && fit.sorted) ?? fits.find((fit) => fit.narrows) ?? fits.find((fit) => fit.sorted && sortEntries.length > 0);
+    if (!best) {
+      scans = true;
+      sortsInMemory ||= sortEntries.length > 0;
+      chosen.push('COLLSCAN');
+      continue;
+    }
+    if (!best.narrows && narrowing) scans = true;
+    if (!best.sorted) sortsInMemory = true;
+    chosen.push(`IXSCAN ${JSON.stringify(Object.fromEntries(best.keys))}${best.sorted ? '' : ' + SORT'}`);
+  }
+  return { scans, sortsInMemory, detail: `by the declared indexes: ${chosen.join(' | ')}` };
+};
+
+/** Stages of a MongoDB explain's winning plan, depth first. */
+export const planStages = (plan: unknown): string[] => {
+  if (!plan || typeof plan !== 'object') return [];
+  const node = plan as { stage?: string; inputStage?: unknown; inputStages?: unknown[]; queryPlan?: unknown };
+  return [
+    ...(node.stage ? [node.stage] : []),
+    ...planStages(node.queryPlan),
+    ...planStages(node.inputStage),
+    ...(node.inputStages ?? []).flatMap(planStages),
+  ];
+};
