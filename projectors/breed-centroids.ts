@@ -18,10 +18,12 @@ export const breedCentroidsProjection = defineProjection({
   collections: [Collections.imageVectors, Collections.breedCentroids],
   streamPrefixes: ['image-'],
   async setup(store) {
-    const centroids = store.collection(Collections.breedCentroids);
-    for (const field of ['scope', 'species_id']) await centroids.createIndex(field);
+    // the labelling processor's read: one species' centroids of two scopes
+    await store.collection(Collections.breedCentroids).createIndex({ species_id: 1, scope: 1, _id: 1 });
+    // duplicates (an account's most recently labelled) and similar images (the caller's own and the public ones, most recently labelled)
     const vectors = store.collection(Collections.imageVectors);
-    for (const field of ['account_id', 'public']) await vectors.createIndex(field);
+    await vectors.createIndex({ account_id: 1, labelled_position: 1, _id: 1 });
+    await vectors.createIndex({ public: 1, labelled_position: 1, _id: 1 });
   },
   async apply(recorded, store) {
     const event = recorded as unknown as ImageEvent;
