@@ -53,9 +53,11 @@ export const imageSimilarRoutes =
         if (!own?.embedding) throw new DomainError('conflict', `image ${doc.id} has no embedding yet (it is not labelled)`);
         const model = own.embedding.model;
         const { limit, species_id: species } = request.query;
-        const visible = { $or: [{ public: true }, { account_id: account.id }] };
-        const labelled = { labelled_position: { $gte: 0 } };
-        const candidates = await vectors().find({ $and: [visible, labelled, ...(species ? [{ species_id: species }] : [])] }, { sort: { labelled_position: -1 }, limit: SIMILAR_MAX_CANDIDATES });
+        // two index-ordered reads (own, public) rather than one $or: each walks its compound index
+        const recent = (scope: Record<string, unknown>) =>
+          vectors().find({ ...scope, labelled_position: { $gte: 0 }, ...(species ? { species_id: species } : {}) }, { sort: { labelled_position: -1 }, limit: SIMILAR_MAX_CANDIDATES });
+        const byId = new Map([...(await recent({ account_id: account.id })), ...(await recent({ public: true }))].map((c) => [c._id, c]));
+        const candidates = [...byId.values()].sort((a, b) => (b.labelled_position ?? 0) - (a.labelled_position ?? 0)).slice(0, SIMILAR_MAX_CANDIDATES);
         const ranked = rankSimilar(
           embeddingInt8(own.embedding),
           candidates.filter((c) => c._id !== doc.id && c.embedding?.model === model).map((c) => ({ id: c._id, vector: embeddingInt8(c.embedding!) })),
