@@ -63,7 +63,10 @@ export const imageSimilarRoutes =
           candidates.filter((c) => c._id !== doc.id && c.embedding?.model === model).map((c) => ({ id: c._id, vector: embeddingInt8(c.embedding!) })),
           limit,
         );
-        const found = new Map((await images().find({ _id: { $in: ranked.map((r) => r.id) } })).map((image) => [image.id, image]));
+        // shown only as the images read model has them: deleted ones are gone, and visibility is checked again
+        const found = new Map(
+          (await images().find({ _id: { $in: ranked.map((r) => r.id) } })).filter((image) => image.public || image.account_id === account.id).map((image) => [image.id, image]),
+        );
         const shown = ranked.filter((r) => found.has(r.id));
         const language = ServedLanguage.of(request);
         const rendered = await views.render(request, shown.map((r) => found.get(r.id)!), { breeds: true, categories: false, colours: false, accountId: account.id, language });
