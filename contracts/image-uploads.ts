@@ -88,6 +88,7 @@ const LabelSchema = Type.Object({
   ),
   Parents: Type.Array(Type.Object({ Name: Type.String() })),
 });
+const SuggestedBreedSchema = Type.Object({ id: Type.String(), confidence: Type.Union([Type.Number(), Type.Null()]) });
 const ModerationLabelSchema = Type.Object({ Name: Type.String(), Confidence: Type.Number(), ParentName: Type.String() });
 
 export const AnalysedImage = Type.Intersect(
@@ -96,6 +97,12 @@ export const AnalysedImage = Type.Intersect(
     Type.Object({
       links: ImageLinks,
       suggested_breed_ids: Type.Array(Type.String()),
+      suggested_breeds: Type.Array(SuggestedBreedSchema, {
+        description: 'The suggested breeds (same order as suggested_breed_ids) with their confidence 0..1 (null on images labelled before confidences were recorded)',
+      }),
+      duplicate_of: Type.Union([Type.String(), Type.Null()], {
+        description: "the id of the same account's earlier image this one nearly duplicates (embedding cosine ≥ 0.95), null when none",
+      }),
       orientation: Type.Union([Type.String(), Type.Null()]),
       labels: Type.Array(LabelSchema),
       moderation_labels: Type.Array(ModerationLabelSchema),
@@ -103,7 +110,11 @@ export const AnalysedImage = Type.Intersect(
   ],
   { description: 'An uploaded image after its analysis (upload-sync): the Image plus links and the analysis' },
 );
-export type AnalysedImage = UploadedImage & Pick<ImageDoc, 'suggested_breed_ids' | 'orientation' | 'labels' | 'moderation_labels'>;
+export type AnalysedImage = UploadedImage &
+  Pick<ImageDoc, 'suggested_breed_ids' | 'orientation' | 'labels' | 'moderation_labels'> & {
+    suggested_breeds: { id: string; confidence: number | null }[];
+    duplicate_of: string | null;
+  };
 
 export const ImageStatusView = Type.Object({ id: Type.String(), status: Status, updated_at: Type.String({ format: 'date-time' }) });
 

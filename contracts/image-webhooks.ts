@@ -33,6 +33,8 @@ export const labelledWebhookResource = (data: ImageLabelled['data']): Record<str
   status: 'labelled',
   species_id: data.species_id,
   suggested_breed_ids: data.suggested_breed_ids,
+  suggested_breeds: data.suggested_breeds ?? data.suggested_breed_ids.map((id) => ({ id, confidence: null })),
+  duplicate_of: data.duplicate_of ?? null,
   tags: data.tags,
   labels: data.labels,
   child_image_ids: data.child_image_ids,

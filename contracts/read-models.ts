@@ -6,6 +6,8 @@ import { REFERENCE_COLLECTIONS } from './reference-read-models.ts';
 import type { FractionBox, ImageBlobKeys, ImageFormat, ImageLabel, ImageStatus, ModerationLabel } from '../domain/images/image.ts';
 import { PET_COLLECTIONS, RESPIRATORY_RATE_COLLECTIONS } from './pet-read-models.ts';
 import { BCS_REVIEW_COLLECTIONS } from './body-condition.ts';
+import type { ImageEmbedding } from '../domain/images/embedding.ts';
+import type { CentroidContribution } from '../domain/images/breed-centroids.ts';
 
 export * from './reference-read-models.ts';
 export * from './pet-read-models.ts';
@@ -25,6 +27,10 @@ export const Collections = {
   favouriteImages: 'favourite_images',
   /** Public images per breed, for the breeds' reference_image_id (owned by the breeds projection). */
   breedImages: 'breed_images',
+  /** Each image's embedding, breeds and scope as the breed-centroids projection keeps them. */
+  imageVectors: 'image_vectors',
+  /** Per-breed sums of the embeddings of labelled images, per scope (public, or one account) and species. */
+  breedCentroids: 'breed_centroids',
   ...REFERENCE_COLLECTIONS,
   ...PET_COLLECTIONS,
   ...RESPIRATORY_RATE_COLLECTIONS,
@@ -50,6 +56,7 @@ export const READ_MODEL_PROJECTIONS = [
   'pets',
   'respiratory-rates',
   'bcs-reviews',
+  'breed-centroids',
 ] as const;
 
 export type AccountDoc = {
@@ -75,6 +82,31 @@ export type ImageRefDoc = {
   species_id: string | null;
   breed_ids: string[];
 };
+
+/**
+ * One image as the breed-centroids projection keeps it: what it is (owner, species, breeds,
+ * public, its embedding) and what it adds to the breed centroids now (so a change subtracts exactly that).
+ */
+export type ImageVectorDoc = {
+  _id: string;
+  account_id: string;
+  species_id: string | null;
+  breed_ids: string[];
+  public: boolean;
+  parent_image_id: string | null;
+  /** the vector it is placed by for its breeds (breedVectorOf) */
+  embedding: ImageEmbedding | null;
+  /** the position of its ImageLabelled event (as a number), null until labelled: the most recent first for duplicate checks */
+  labelled_position: number | null;
+  contribution: CentroidContribution | null;
+};
+
+/**
+ * One breed's centroid in one scope (`public`, or an account id: that account's images that are
+ * not public), species and embedding model: the fixed-point sum of its images' embeddings
+ * (base64 float64, domain/images/breed-centroids.ts) and their count. `_id` is centroidKey(...).
+ */
+export type BreedCentroidDoc = { _id: string; scope: string; species_id: string; breed_id: string; model: string; count: number; sum: string };
 
 /** One image as the breeds projection keeps it: its breeds, and from which position on it is public. */
 export type BreedImageDoc = { _id: string; breed_ids: string[]; public_since: number | null };

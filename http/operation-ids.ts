@@ -28,6 +28,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/images/upload-sync': 'uploadImageSync',
   'GET /v1/images/{id}/status': 'getImageStatus',
   'GET /v1/images/{id}/analysis': 'getImageAnalysis',
+  'GET /v1/images/{id}/similar': 'listSimilarImages',
   'GET /v1/images/files/{file}': 'getImageFile',
   'GET /v1/images/{id}/breeds': 'listImageBreeds',
   'POST /v1/images/{id}/breeds': 'tagImageBreed',

@@ -16,12 +16,13 @@ import { imagesProjection } from './images.ts';
 import { uploadQuotasProjection } from './upload-quotas.ts';
 import { respiratoryRatesProjection } from './respiratory-rates.ts';
 import { bcsReviewsProjection } from './bcs-reviews.ts';
+import { breedCentroidsProjection } from './breed-centroids.ts';
 
 /** Every read-model projection, by name. The names are the ones the query API waits on. */
 export const projections: Projection[] = [accountsProjection, votesProjection, favouritesProjection, webhooksProjection, webhookDeliveriesProjection, usageProjection,
   imagesProjection, uploadQuotasProjection,
   breedsProjection, factsProjection, healthTipsProjection, categoriesProjection, legislationProjection, petsProjection,
-  respiratoryRatesProjection, bcsReviewsProjection];
+  respiratoryRatesProjection, bcsReviewsProjection, breedCentroidsProjection];
 
 const missing = READ_MODEL_PROJECTIONS.filter((name) => !projections.some((projection) => projection.name === name));
 if (missing.length > 0 || projections.length !== READ_MODEL_PROJECTIONS.length) {

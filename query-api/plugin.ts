@@ -20,6 +20,7 @@ import { adminStreamRoutes } from './routes/admin/streams.ts';
 import { adminEventRoutes } from './routes/admin/events.ts';
 import { adminExportRoutes } from './routes/admin/export.ts';
 import { imageQueryRoutes } from './routes/images.ts';
+import { imageSimilarRoutes } from './routes/image-similar.ts';
 import { imagePipelineQueryRoutes } from './routes/image-pipeline.ts';
 import { imageFileRoutes } from './routes/image-files.ts';
 import { uploadQuotaQueryRoutes } from './routes/upload-quota.ts';
@@ -77,6 +78,7 @@ export const queryApi =
     await app.register(adminEventRoutes({ eventStore: options.eventStore }));
     await app.register(adminExportRoutes({ eventStore: options.eventStore }));
     await app.register(imageQueryRoutes(deps));
+    await app.register(imageSimilarRoutes(deps));
     await app.register(imagePipelineQueryRoutes(deps));
     await app.register(imageFileRoutes(deps));
     await app.register(uploadQuotaQueryRoutes(deps));

@@ -130,6 +130,11 @@ describe('every documented response matches the served OpenAPI document', () => 
     const verify = await service.request('POST', '/v1/admin/operations/verify', { key: ADMIN_KEY, body: { projection: 'votes' } });
     const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#a0522d' } }).png().toBuffer();
     const image = await check('post', '/v1/images/upload', '/v1/images/upload', { body: { type: 'base64', image: png.toString('base64') }, status: 201 });
+    // similar images need the image labelled (its embedding)
+    for (let waited = 0; waited < 60_000; waited += 200) {
+      if ((await service.request('GET', `/v1/images/${image.body.id}/status`, { key })).body.status === 'labelled') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     await check('post', '/v1/images/{imageId}/public-requests', `/v1/images/${image.body.id}/public-requests`, { body: { request_message: 'for the gallery' }, status: 201 });
     const pet = await check('post', '/v1/pets', '/v1/pets', { body: { name: 'Conformance', breed_id: 'abys', age_years: 2, age_months: 3 }, status: 201 });
     // A photo of the pet: care tips need one, and its file is served.
@@ -145,6 +150,7 @@ describe('every documented response matches the served OpenAPI document', () => 
       '/v1/admin/operations/{id}': `/v1/admin/operations/${verify.body.id}`,
       '/v1/images/{id}/status': `/v1/images/${image.body.id}/status`,
       '/v1/images/{id}/analysis': `/v1/images/${image.body.id}/analysis`,
+      '/v1/images/{id}/similar': `/v1/images/${image.body.id}/similar?limit=5`,
       '/v1/images/files/{file}': new URL(image.body.url).pathname,
       // A reading needs a pet video (made with ffmpeg in test/pet-analyses.e2e.spec.ts); here its 404 is checked.
       '/v1/pets/{petId}/respiratory-rate/{resultId}': `/v1/pets/${pet.body.id}/respiratory-rate/no-such-reading`,
@@ -266,6 +272,11 @@ describe('every documented response matches the served OpenAPI document', () => 
     await check('get', '/v1/votes/{id}', `/v1/votes/${vote.body.id}`, { status: 200 });
     await check('get', '/v1/favourites', '/v1/favourites', { status: 200 });
     await check('get', '/v1/images/{id}', `/v1/images/${image.body.id}`, { status: 200 });
+    // similar images need the image labelled (its embedding)
+    for (let waited = 0; waited < 60_000; waited += 200) {
+      if ((await service.request('GET', `/v1/images/${image.body.id}/status`, { key })).body.status === 'labelled') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     await check('post', '/v1/images/{imageId}/public-requests', `/v1/images/${image.body.id}/public-requests`, { body: {}, status: 201 });
     await check('post', '/v1/images/{imageId}/public-requests/decision', `/v1/images/${image.body.id}/public-requests/decision`, { body: { status: 'approved' }, key: ADMIN_KEY, status: 200 });
     await check('get', '/v1/breeds/search', '/v1/breeds/search?q=a&limit=20&attach_image=1', { status: 200 });

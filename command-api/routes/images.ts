@@ -73,6 +73,8 @@ export const imageCommandRoutes =
           ...image,
           links: imageLinks(data.image_id),
           suggested_breed_ids: labelled.suggested_breed_ids,
+          suggested_breeds: labelled.suggested_breeds ?? labelled.suggested_breed_ids.map((id) => ({ id, confidence: null })),
+          duplicate_of: labelled.duplicate_of ?? null,
           orientation: labelled.orientation,
           labels: labelled.labels,
           moderation_labels: validated?.moderation_labels ?? [],

@@ -140,8 +140,15 @@ const normalise = (text: string): string => text.toLowerCase().replace(/[^a-z0-9
  * a class matches a breed of its species whose name equals one of the class's synonyms, with or
  * without a trailing "cat"/"dog", or starts with it ("Egyptian cat" → Egyptian Mau).
  */
-export const suggestBreeds = (classifications: readonly ClassificationInput[], breeds: readonly BreedName[], minConfidence = 0.1): string[] => {
-  const found: string[] = [];
+export const suggestBreeds = (classifications: readonly ClassificationInput[], breeds: readonly BreedName[], minConfidence = 0.1): string[] =>
+  [...breedNameScores(classifications, breeds, minConfidence).keys()];
+
+/**
+ * The same by-name map with its confidences: each of our breeds named by a classifier class at or
+ * above `minConfidence`, with that class's probability (the best one when several name it), best first.
+ */
+export const breedNameScores = (classifications: readonly ClassificationInput[], breeds: readonly BreedName[], minConfidence = 0.1): Map<string, number> => {
+  const found = new Map<string, number>();
   for (const classification of [...classifications].sort((a, b) => b.confidence - a.confidence)) {
     const species = speciesOfClass(classification.index);
     if (!species || classification.confidence < minConfidence) continue;
@@ -149,7 +156,7 @@ export const suggestBreeds = (classifications: readonly ClassificationInput[], b
     const candidates = breeds.filter((breed) => breed.species_id === species);
     const exact = candidates.find((breed) => names.includes(normalise(breed.name)));
     const prefix = exact ?? candidates.find((breed) => names.some((name) => normalise(breed.name).startsWith(`${name} `)));
-    if (prefix && !found.includes(prefix.id)) found.push(prefix.id);
+    if (prefix && !found.has(prefix.id)) found.set(prefix.id, classification.confidence);
   }
   return found;
 };

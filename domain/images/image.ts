@@ -106,8 +106,14 @@ export type ImageLabelled = Event<
     labels: ImageLabel[];
     /** '1' cat, '2' dog, '3' horse; null when no animal was found. */
     species_id: string | null;
-    /** Our breed ids mapped from the classifier's breed classes, best first. */
+    /**
+     * Our breed ids suggested for the image, best first: the nearest breed centroids of the
+     * catalogue's labelled images (public ones and the uploader's own) blended with the
+     * classifier's breed classes mapped by name (before centroids: the by-name map alone).
+     */
     suggested_breed_ids: string[];
+    /** The same breeds with their confidences (0..1); absent on images labelled before confidences were recorded. */
+    suggested_breeds?: { id: string; confidence: number }[];
     /** Free-text tags: label names, dominant colour names, orientation. */
     tags: string[];
     /** Dominant colours mapped to the colour vocabulary (ids like `cat-blk`, codes like `BLK`). */
@@ -123,6 +129,17 @@ export type ImageLabelled = Event<
      * embeddings were recorded.
      */
     embedding?: ImageEmbedding;
+    /**
+     * The classifier's pooled features of the whole image when `embedding` is of a crop (the
+     * breed centroids place images by it: breedVectorOf); absent otherwise.
+     */
+    image_embedding?: ImageEmbedding;
+    /**
+     * The same account's earlier image this one nearly duplicates (vectors within
+     * DUPLICATE_SIMILARITY, domain/images/duplicates.ts), null when none; absent on images
+     * labelled before duplicates were looked for.
+     */
+    duplicate_of?: string | null;
     labelled_at: string;
   }
 >;

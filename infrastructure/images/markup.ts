@@ -13,13 +13,20 @@ import type { ImageFormat } from '../../domain/images/image.ts';
  * more only: in random bytes (compressed image data) `<a ` turns up every megabyte or so, these
  * almost never — and finding one only costs a re-encode, never a refusal.
  */
-const TAG = /^<(?:!doctype|html|head|body|script|svg|iframe|frame|frameset|img|object|embed|meta|link|style|form|input|math|base|video|audio|source|template|applet|marquee|details|button|textarea|isindex|xss)[\s/>]/i;
+const ELEMENTS = 'html|head|body|script|svg|iframe|frame|frameset|img|object|embed|meta|link|style|form|input|math|base|video|audio|source|template|applet|marquee|details|button|textarea|isindex|xss';
+const TAG = new RegExp(`^<(?:!doctype|${ELEMENTS})[\\s/>]`, 'i');
+/**
+ * An element a browser acts on, without `<!DOCTYPE`: a DOCTYPE alone is what ordinary software writes
+ * into metadata (Photoshop's APP13 print settings are an XML plist, `<!DOCTYPE plist …>`), so it
+ * costs a re-encode but never refuses a photo.
+ */
+const ELEMENT = new RegExp(`^<(?:${ELEMENTS})[\\s/>]`, 'i');
 
-/** Whether the bytes hold an HTML tag anywhere. */
-export const holdsMarkup = (bytes: Buffer): boolean => {
+/** Whether the bytes hold an HTML tag (or a DOCTYPE) anywhere; `tag` narrows what counts. */
+export const holdsMarkup = (bytes: Buffer, tag: RegExp = TAG): boolean => {
   let at = bytes.indexOf(0x3c);
   while (at !== -1) {
-    if (TAG.test(bytes.toString('latin1', at, Math.min(bytes.length, at + 12)))) return true;
+    if (tag.test(bytes.toString('latin1', at, Math.min(bytes.length, at + 12)))) return true;
     at = bytes.indexOf(0x3c, at + 1);
   }
   return false;
@@ -110,7 +117,7 @@ export const textSegments = (bytes: Buffer, format: ImageFormat): Buffer[] => {
 };
 
 /** Markup in a segment meant for metadata: the file was made to be read as HTML (refused as a polyglot). */
-export const markupInMetadata = (bytes: Buffer, format: ImageFormat): boolean => textSegments(bytes, format).some(holdsMarkup);
+export const markupInMetadata = (bytes: Buffer, format: ImageFormat): boolean => textSegments(bytes, format).some((segment) => holdsMarkup(segment, ELEMENT));
 
 /** Whether the bytes may be served as they came: no segment that can carry text, and no tag anywhere. */
 export const servableAsIs = (bytes: Buffer, format: ImageFormat): boolean => format !== 'gif' && textSegments(bytes, format).length === 0 && !holdsMarkup(bytes);

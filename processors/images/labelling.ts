@@ -13,12 +13,14 @@ import {
   nearestBaseColour,
   nearestColour,
   orientationOf,
-  suggestBreeds,
+  breedNameScores,
   type BreedName,
   type ColourCandidate,
 } from '../../domain/images/analysis.ts';
-import { encodeEmbedding } from '../../domain/images/embedding.ts';
-import { Collections, type BreedDoc, type ColourDoc } from '../../contracts/read-models.ts';
+import { decodeEmbedding, encodeEmbedding, type ImageEmbedding } from '../../domain/images/embedding.ts';
+import { breedVectorOf, decodeSum, mergeCentroids, PUBLIC_SCOPE, suggestBreedsByCentroids, type SuggestedBreed } from '../../domain/images/breed-centroids.ts';
+import { nearDuplicateOf } from '../../domain/images/duplicates.ts';
+import { Collections, type BreedCentroidDoc, type BreedDoc, type ColourDoc, type ImageVectorDoc } from '../../contracts/read-models.ts';
 import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
 import { isWrongExpectedRevision } from '../../infrastructure/event-store/port.ts';
@@ -35,6 +37,46 @@ const breedNames = async (readStore: ReadStore | undefined, species: string | nu
   if (!readStore || !species) return [];
   const docs = await readStore.collection<BreedDoc>(Collections.breeds).find({ species_id: species });
   return docs.map((doc) => ({ id: doc.id, name: doc.name, species_id: doc.species_id }));
+};
+
+/**
+ * The breeds to suggest for an image of `species` seen as `embedding`: the nearest centroids of
+ * the breeds of the public images and of the uploader's own (breed_centroids, as the
+ * breed-centroids projection has them when the image is labelled), blended with the by-name
+ * ImageNet map (domain/images/breed-centroids.ts). Recorded in ImageLabelled: replaying the
+ * events gives the suggestions that were made, not ones recomputed from a later catalogue.
+ */
+const suggestedBreeds = async (
+  readStore: ReadStore | undefined,
+  accountId: string,
+  species: string | null,
+  embedding: ImageEmbedding,
+  breeds: BreedName[],
+  classifications: Parameters<typeof breedNameScores>[0],
+): Promise<SuggestedBreed[]> => {
+  if (!species) return [];
+  const docs = readStore
+    ? await readStore.collection<BreedCentroidDoc>(Collections.breedCentroids).find({ species_id: species, scope: { $in: [PUBLIC_SCOPE, accountId] } })
+    : [];
+  const centroids = mergeCentroids(docs.filter((doc) => doc.model === embedding.model).map((doc) => ({ breed_id: doc.breed_id, count: doc.count, sum: decodeSum(doc.sum) })));
+  return suggestBreedsByCentroids(decodeEmbedding(embedding), centroids, breedNameScores(classifications, breeds), new Set(breeds.map((breed) => breed.id)));
+};
+
+/** Duplicates are looked for among the account's most recently labelled images, this many. */
+export const DUPLICATE_CANDIDATES = 1000;
+
+/**
+ * The same account's earlier image this one nearly duplicates (nearDuplicateOf over the vectors
+ * of the account's DUPLICATE_CANDIDATES most recently labelled images, as the breed-centroids
+ * projection keeps them), or null. Auto-crop children are neither checked nor candidates.
+ */
+const duplicateOf = async (readStore: ReadStore | undefined, uploaded: ImageUploaded['data'], vector: ImageEmbedding): Promise<string | null> => {
+  if (!readStore || uploaded.parent_image_id !== null) return null;
+  const docs = await readStore.collection<ImageVectorDoc>(Collections.imageVectors).find({ account_id: uploaded.account_id, labelled_position: { $gte: 0 } }, { sort: { labelled_position: -1 }, limit: DUPLICATE_CANDIDATES });
+  const candidates = docs
+    .filter((doc) => doc._id !== uploaded.image_id && doc.parent_image_id === null && doc.embedding?.model === vector.model)
+    .map((doc) => ({ id: doc._id, vector: decodeEmbedding(doc.embedding!) }));
+  return nearDuplicateOf(decodeEmbedding(vector), candidates);
 };
 
 const colourCandidates = async (readStore: ReadStore | undefined, species: string | null): Promise<ColourCandidate[]> => {
@@ -158,6 +200,16 @@ export const imageLabellingProcessor: Processor = {
     const models = vision.info().filter((info) => info.task !== 'safety');
     const classifier = models.find((info) => info.task === 'classification');
     const embedding = encodeEmbedding(seen.features, classifier ? `${classifier.name} ${classifier.version}` : 'unknown', mainRegion);
+    const imageEmbedding = mainRegion === 'crop' ? encodeEmbedding(whole.features, embedding.model, 'image') : undefined;
+    const breedVector = breedVectorOf({ embedding, image_embedding: imageEmbedding })!;
+    const suggested = await suggestedBreeds(
+      deps.readStore,
+      uploaded.account_id,
+      species,
+      breedVector,
+      await breedNames(deps.readStore, species),
+      classifications,
+    );
     await handleCommand(
       deps.eventStore,
       stream,
@@ -169,7 +221,8 @@ export const imageLabellingProcessor: Processor = {
           account_id: uploaded.account_id,
           labels,
           species_id: species,
-          suggested_breed_ids: suggestBreeds(classifications, await breedNames(deps.readStore, species)),
+          suggested_breed_ids: suggested.map((breed) => breed.id),
+          suggested_breeds: suggested,
           tags,
           colour_ids: colour ? [colour.id] : [],
           colour_codes: colour ? [colour.code] : [],
@@ -177,6 +230,8 @@ export const imageLabellingProcessor: Processor = {
           child_image_ids: children,
           vendor: models.length > 0 ? models.map((info) => `${info.name} ${info.version}`).join(' + ') : 'unknown',
           embedding,
+          ...(imageEmbedding ? { image_embedding: imageEmbedding } : {}),
+          duplicate_of: await duplicateOf(deps.readStore, uploaded, breedVector),
           labelled_at: new Date().toISOString(),
         },
       },

@@ -21,6 +21,8 @@ import sharp from 'sharp';
 import { suggestBreeds, type BreedName } from '../../domain/images/analysis.ts';
 import { processUpload, SIZE_BOUNDS } from '../../infrastructure/images/process-upload.ts';
 import type { VisionModels } from '../../infrastructure/vision/port.ts';
+import { encodeEmbedding, type ImageEmbedding } from '../../domain/images/embedding.ts';
+import { breedVectorOf } from '../../domain/images/breed-centroids.ts';
 import { analyseImage } from '../../processors/images/analyse.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,11 +47,23 @@ export type PhotoResult = {
   cpuMs: number;
   /** CPU of the safety model's call */
   safetyCpuMs: number;
+  /** the photo's breed id (reference data) */
+  breedId: string;
+  /** the classifier's top classes on the whole image (what suggestBreeds maps by name) */
+  wholeTop: { index: number; label: string; confidence: number }[];
+  /** the embedding the labelling processor records (main animal's crop, else the whole image) */
+  embedding: ImageEmbedding;
+  /** the vector the labelling processor places the image by for its breed (breedVectorOf) */
+  breedVector: ImageEmbedding;
+  /** EVAL_FLIP only: the same region of the mirrored image */
+  flipped?: ImageEmbedding;
+  /** EVAL_FLIP only: the whole image's features */
+  whole?: ImageEmbedding;
 };
 
 export type EvalRun = { dataset: string; results: PhotoResult[]; refused: string[]; wallMs: number };
 
-const breeds = (): BreedName[] =>
+export const referenceBreeds = (): BreedName[] =>
   ['cats.json', 'dogs-1.json', 'dogs-2.json'].flatMap((file) =>
     (JSON.parse(readFileSync(join(ROOT, 'reference-data/breeds', file), 'utf8')) as BreedName[]).map(({ id, name, species_id }) => ({ id, name, species_id })),
   );
@@ -60,13 +74,13 @@ const RENAMED: Record<string, string> = { german_shorthaired: 'german-shorthaire
 export const datasetPresent = (dataset = DEFAULT_DATASET): boolean => existsSync(join(dataset, 'labels.csv')) && existsSync(join(dataset, 'head-boxes.csv'));
 
 /** Evaluates `limit` photos spread evenly over the sample (0: all of them). */
-export const evaluateOxfordPets = async (vision: VisionModels, options: { dataset?: string; limit?: number; onProgress?: (done: number, total: number) => void } = {}): Promise<EvalRun> => {
+export const evaluateOxfordPets = async (vision: VisionModels, options: { dataset?: string; limit?: number; flip?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<EvalRun> => {
   const dataset = options.dataset ?? DEFAULT_DATASET;
   const csv = (file: string): Record<string, string>[] => {
     const [header, ...rows] = readFileSync(join(dataset, file), 'utf8').trim().split(/\r?\n/).map((line) => line.split(','));
     return rows.map((row) => Object.fromEntries(header.map((key, i) => [key, row[i]])));
   };
-  const known = breeds();
+  const known = referenceBreeds();
   const breedId = (oxford: string): string => {
     const id = RENAMED[oxford] ?? known.find((b) => normalise(b.name) === normalise(oxford))?.id;
     if (!id) throw new Error(`no reference breed named like ${oxford}`);
@@ -119,6 +133,15 @@ export const evaluateOxfordPets = async (vision: VisionModels, options: { datase
     const suggested = suggestBreeds(analysis.whole.top, ofSpecies);
     const fromCrop = suggestBreeds(analysis.main.top, ofSpecies);
     const id = breedId(photo.breed);
+    const classifier = vision.info().find((info) => info.task === 'classification');
+    const model = classifier ? `${classifier.name} ${classifier.version}` : 'unknown';
+    let flipped: ImageEmbedding | undefined;
+    if (options.flip) {
+      const box = analysis.mainRegion === 'crop' ? analysis.animals[0].box : null;
+      const mirrored = box ? { ...box, left: 1 - box.left - box.width } : null;
+      const [view] = await vision.examine(await sharp(med).flop().toBuffer(), [mirrored], { topK: 5 });
+      flipped = encodeEmbedding(view.features, model, analysis.mainRegion);
+    }
     results.push({
       name: photo.name,
       species: photo.species,
@@ -135,6 +158,15 @@ export const evaluateOxfordPets = async (vision: VisionModels, options: { datase
       cropTop5: fromCrop.slice(0, 5).includes(id),
       cpuMs,
       safetyCpuMs,
+      breedId: id,
+      wholeTop: analysis.whole.top.map(({ index, label, confidence }) => ({ index, label, confidence })),
+      embedding: encodeEmbedding(analysis.main.features, model, analysis.mainRegion),
+      breedVector: breedVectorOf({
+        embedding: encodeEmbedding(analysis.main.features, model, analysis.mainRegion),
+        image_embedding: analysis.mainRegion === 'crop' ? encodeEmbedding(analysis.whole.features, model, 'image') : undefined,
+      })!,
+      flipped,
+      whole: options.flip ? encodeEmbedding(analysis.whole.features, model, 'image') : undefined,
     });
     options.onProgress?.(results.length, photos.length);
   }
