@@ -2,10 +2,17 @@ import { Collections, type WebhookDoc } from '../contracts/read-models.ts';
 import type { DeliveryOpening } from '../domain/webhooks/delivery.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
-import { deliveryIdFor, mappingFor, webhookPayload } from './event-mapping.ts';
+import { imageViews } from '../http/image-views.ts';
+import { deliveryIdFor, mappingFor, NO_IMAGES, webhookPayload } from './event-mapping.ts';
 
 /** How long domain events wait for the endpoints read model to have seen everything before them. */
 const ENDPOINTS_CATCH_UP_MS = 5_000;
+/**
+ * How long a batch whose bodies embed images waits for the images read model to reach it. Not
+ * reached: the bodies embed what it has (an image it does not know yet is its id alone, as the
+ * API's answer would show it); the deliveries are not held back further.
+ */
+const IMAGES_CATCH_UP_MS = 1_000;
 
 /** The endpoints read model has not reached a batch's events: the batch fails and the bus hands it over again. */
 export class EndpointsBehindError extends Error {
@@ -36,7 +43,7 @@ export type PlannedDelivery = {
 export const planDeliveries = async (
   events: readonly RecordedEvent[],
   deps: { readStore: ReadStore; publicBaseUrl?: string },
-  options: { catchUpMs?: number; now?: () => string } = {},
+  options: { catchUpMs?: number; imagesCatchUpMs?: number; now?: () => string } = {},
 ): Promise<PlannedDelivery[]> => {
   const mapped = [];
   for (const event of events) {
@@ -58,11 +65,21 @@ export const planDeliveries = async (
     return found;
   };
   const now = options.now?.() ?? new Date().toISOString();
-  const planned = new Map<string, PlannedDelivery>();
+  const subscribed = [];
   for (const { event, mapping, accountId } of mapped) {
     const endpoints = (await lookUp(accountId)).filter((endpoint) => endpoint.enabled_events.includes(mapping.webhookEvent));
-    if (endpoints.length === 0) continue;
-    const payload = webhookPayload(mapping, event, deps.publicBaseUrl);
+    if (endpoints.length > 0) subscribed.push({ event, mapping, accountId, endpoints });
+  }
+  // The images the bodies embed, each as its event's account sees it: one read for the batch.
+  const wanted = subscribed.flatMap(({ event, mapping, accountId }) => (mapping.embedsImage ? [{ imageId: mapping.embedsImage(event), accountId }] : []));
+  let images = NO_IMAGES;
+  if (wanted.length > 0) {
+    await deps.readStore.waitForCheckpoints(['images'], last, options.imagesCatchUpMs ?? IMAGES_CATCH_UP_MS);
+    images = await imageViews(deps.readStore, deps.publicBaseUrl).embeddedFor(deps.publicBaseUrl ?? '', wanted);
+  }
+  const planned = new Map<string, PlannedDelivery>();
+  for (const { event, mapping, accountId, endpoints } of subscribed) {
+    const payload = webhookPayload(mapping, event, deps.publicBaseUrl, images);
     for (const endpoint of endpoints) {
       const deliveryId = deliveryIdFor(event.id, endpoint.id);
       if (planned.has(deliveryId)) continue;
