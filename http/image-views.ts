@@ -165,7 +165,10 @@ export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | und
       }
       const rendered = await renderAt(baseUrl, [...pairs.values()].map(({ doc }) => doc), { ...options, accountId: null }, [...pairs.values()].map(({ accountId }) => accountId));
       const byKey = new Map([...pairs.keys()].map((key, index) => [key, rendered[index]]));
-      return { get: (accountId, imageId) => byKey.get(embeddedKey(accountId, imageId)) ?? unknownImage(imageId) };
+      return {
+        get: (accountId, imageId) => byKey.get(embeddedKey(accountId, imageId)) ?? unknownImage(imageId),
+        missing: unique(wanted.map(({ imageId }) => imageId)).filter((id) => !found.has(id)),
+      };
     },
 
     /** An image the caller may see — its own, or a public one — else 404 / 403. */
@@ -182,5 +185,9 @@ export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | und
 export type ImageViews = ReturnType<typeof imageViews>;
 
 /** Images resolved for several accounts at once (ImageViews.embeddedFor): the one each account sees. */
-export type EmbeddedImages = { get(accountId: string, imageId: string): EmbeddedImage };
+export type EmbeddedImages = {
+  get(accountId: string, imageId: string): EmbeddedImage;
+  /** The ids the images read model does not have (not yet, or not at all). */
+  missing: readonly string[];
+};
 const embeddedKey = (accountId: string, imageId: string) => `${accountId}\u0000${imageId}`;

@@ -112,7 +112,7 @@ export const mappingFor = (domainEventType: string): WebhookEventMapping | undef
 export const mappedTopics = (): string[] => [...new Set(WEBHOOK_EVENT_MAPPINGS.map((mapping) => mapping.topic))];
 
 /** No image resolved: each embedded image is its id alone. */
-export const NO_IMAGES: EmbeddedImages = { get: (_accountId, imageId) => unknownImage(imageId) };
+export const NO_IMAGES: EmbeddedImages = { get: (_accountId, imageId) => unknownImage(imageId), missing: [] };
 
 /**
  * The delivery body: the resource plus `_metadata` (event type, time, country where known, and the

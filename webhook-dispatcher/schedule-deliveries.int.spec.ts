@@ -196,4 +196,37 @@ describe('planning deliveries from domain events', () => {
     expect(bodyOf('v-missing').image).toEqual({ id: 'gone', url: null });
     await readStore.close();
   });
+
+  it('waits for the images read model only when an embedded image is not there yet', async () => {
+    const readStore = embeddedReadStore();
+    await readStore.collection<WebhookDoc>(Collections.webhooks).upsert(endpoint('a1', ['vote.created']), 1n);
+    await readStore.setCheckpoint('webhooks', 9n);
+    const images = readStore.collection<ImageDoc>(Collections.images);
+    await images.upsert(imageDoc('known', 'acc'), 1n);
+    await readStore.setCheckpoint('images', 1n);
+    const vote = (id: string, imageId: string): RecordedEvent => {
+      const event = voteCast(id);
+      return { ...event, position: 9n, data: { ...event.data, image_id: imageId } };
+    };
+
+    // The image is there (the read model is behind the vote itself): no wait.
+    let started = Date.now();
+    const [known] = await planDeliveries([vote('v1', 'known')], { readStore }, { imagesCatchUpMs: 5_000 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect((known.opening.payload as any).image).toMatchObject({ id: 'known', url: '/v1/images/files/token-known.png' });
+
+    // Not there yet: the batch waits for the read model to reach it, then embeds the Image.
+    setTimeout(() => {
+      void images.upsert(imageDoc('fresh', 'acc'), 8n).then(() => readStore.setCheckpoint('images', 9n));
+    }, 100);
+    const [fresh] = await planDeliveries([vote('v2', 'fresh')], { readStore }, { imagesCatchUpMs: 5_000 });
+    expect((fresh.opening.payload as any).image).toMatchObject({ id: 'fresh', url: '/v1/images/files/token-fresh.png' });
+
+    // Unknown once the read model has reached the batch: its id alone, at once.
+    started = Date.now();
+    const [gone] = await planDeliveries([vote('v3', 'gone')], { readStore }, { imagesCatchUpMs: 5_000 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect((gone.opening.payload as any).image).toEqual({ id: 'gone', url: null });
+    await readStore.close();
+  });
 });

@@ -8,9 +8,10 @@ import { deliveryIdFor, mappingFor, NO_IMAGES, webhookPayload } from './event-ma
 /** How long domain events wait for the endpoints read model to have seen everything before them. */
 const ENDPOINTS_CATCH_UP_MS = 5_000;
 /**
- * How long a batch whose bodies embed images waits for the images read model to reach it. Not
- * reached: the bodies embed what it has (an image it does not know yet is its id alone, as the
- * API's answer would show it); the deliveries are not held back further.
+ * How long a batch whose bodies embed an image the images read model does not have waits for that
+ * read model to reach the batch (an image uploaded just before the vote may not be projected yet).
+ * Not reached, or still unknown: the body embeds its id alone, as the API's answer would; the
+ * deliveries are not held back further.
  */
 const IMAGES_CATCH_UP_MS = 1_000;
 
@@ -39,6 +40,10 @@ export type PlannedDelivery = {
  * account. If the endpoints read model does not reach the batch within the wait, the batch fails
  * (EndpointsBehindError), so the bus offset stays and the batch comes again: events are never
  * matched against an endpoint list older than they are. A repeated event in one batch counts once.
+ *
+ * Bodies that embed an image (vote.created, favourite.created) carry the Image the event's account
+ * sees, as the API's answer does (http/image-views.ts): one read of the batch's images, one per
+ * kind of join, whatever the number of events.
  */
 export const planDeliveries = async (
   events: readonly RecordedEvent[],
@@ -74,8 +79,11 @@ export const planDeliveries = async (
   const wanted = subscribed.flatMap(({ event, mapping, accountId }) => (mapping.embedsImage ? [{ imageId: mapping.embedsImage(event), accountId }] : []));
   let images = NO_IMAGES;
   if (wanted.length > 0) {
-    await deps.readStore.waitForCheckpoints(['images'], last, options.imagesCatchUpMs ?? IMAGES_CATCH_UP_MS);
-    images = await imageViews(deps.readStore, deps.publicBaseUrl).embeddedFor(deps.publicBaseUrl ?? '', wanted);
+    const views = imageViews(deps.readStore, deps.publicBaseUrl);
+    images = await views.embeddedFor(deps.publicBaseUrl ?? '', wanted);
+    if (images.missing.length > 0 && (await deps.readStore.waitForCheckpoints(['images'], last, 0)) === false) {
+      if (await deps.readStore.waitForCheckpoints(['images'], last, options.imagesCatchUpMs ?? IMAGES_CATCH_UP_MS)) images = await views.embeddedFor(deps.publicBaseUrl ?? '', wanted);
+    }
   }
   const planned = new Map<string, PlannedDelivery>();
   for (const { event, mapping, accountId, endpoints } of subscribed) {
