@@ -61,28 +61,42 @@ export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | und
 
   const isOwnerView = (doc: Pick<ImageDoc, 'account_id'>, options: ImageViewOptions) => options.admin === true || doc.account_id === options.accountId;
 
-  const renderAt = async (baseUrl: string, docs: ImageRecord[], options: ImageViewOptions): Promise<Image[]> => {
+  /**
+   * The caller's newest vote and favourite on each of its own images. `ownerOf` maps each own
+   * image to its account (one account for an answer; several for a webhook batch, still one read
+   * each: records of other accounts on those images are left out).
+   */
+  const ownRecords = async (ownerOf: Map<string, string>) => {
+    if (ownerOf.size === 0) return [new Map<string, VoteDoc>(), new Map<string, FavouriteDoc>()] as const;
+    const accounts = unique(ownerOf.values());
+    const filter = { account_id: accounts.length === 1 ? accounts[0] : { $in: accounts }, image_id: { $in: [...ownerOf.keys()] } };
+    const theOwners = <T extends { account_id: string; image_id: string }>(docs: T[]) => docs.filter((doc) => ownerOf.get(doc.image_id) === doc.account_id);
+    return Promise.all([
+      readStore.collection<VoteDoc>(Collections.votes).find(filter).then(theOwners).then(latestPerImage),
+      readStore.collection<FavouriteDoc>(Collections.favourites).find({ ...filter, deleted: false }).then(theOwners).then(latestPerImage),
+    ]);
+  };
+
+  /**
+   * Renders `docs` (in order) at `baseUrl`. `viewers[i]`, when given, is the account docs[i] is
+   * shown to (a webhook batch shows images to several accounts at once); else options.accountId.
+   */
+  const renderAt = async (baseUrl: string, docs: ImageRecord[], options: ImageViewOptions, viewers?: readonly (string | null)[]): Promise<Image[]> => {
     const language = options.language ?? ENGLISH;
+    const viewerOf = (index: number) => (viewers ? viewers[index] : options.accountId);
     const [wantBreeds, wantCategories, wantColours] = [options.breeds ?? true, options.categories ?? true, options.colours ?? true];
     const children = await byId<ImageDoc>(Collections.images, unique(docs.flatMap((doc) => doc.child_image_ids)));
     const all = [...docs, ...children.values()];
-    const own = docs.filter((doc) => doc.account_id === options.accountId).map((doc) => doc.id);
-    const [breeds, categories, colours, votes, favourites] = await Promise.all([
+    const own = new Map<string, string>();
+    docs.forEach((doc, index) => {
+      const viewer = viewerOf(index);
+      if (viewer !== null && doc.account_id === viewer) own.set(doc.id, viewer);
+    });
+    const [breeds, categories, colours, [votes, favourites]] = await Promise.all([
       wantBreeds ? byId<BreedDoc>(REFERENCE_COLLECTIONS.breeds, unique(all.flatMap((doc) => doc.breed_ids))) : new Map<string, BreedDoc>(),
       wantCategories ? byId<CategoryDoc>(REFERENCE_COLLECTIONS.categories, unique(all.flatMap((doc) => doc.category_ids))) : new Map<string, CategoryDoc>(),
       wantColours ? byId<ColourDoc>(REFERENCE_COLLECTIONS.colours, unique(all.flatMap((doc) => doc.colour_ids))) : new Map<string, ColourDoc>(),
-      own.length === 0 || options.accountId === null
-        ? new Map<string, VoteDoc>()
-        : readStore
-            .collection<VoteDoc>(Collections.votes)
-            .find({ account_id: options.accountId, image_id: { $in: own } })
-            .then(latestPerImage),
-      own.length === 0 || options.accountId === null
-        ? new Map<string, FavouriteDoc>()
-        : readStore
-            .collection<FavouriteDoc>(Collections.favourites)
-            .find({ account_id: options.accountId, image_id: { $in: own }, deleted: false })
-            .then(latestPerImage),
+      ownRecords(own),
     ]);
     const joinsOf = (doc: ImageRecord) => ({
       breeds: doc.breed_ids.flatMap((id) => (breeds.has(id) ? [imageBreedOf(breeds.get(id)!, language)] : [])),
@@ -97,9 +111,10 @@ export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | und
         return [resource];
       }),
     });
-    return docs.map((doc) => {
-      const vote = votes.get(doc.id);
-      const favourite = favourites.get(doc.id);
+    return docs.map((doc, index) => {
+      const isOwn = own.get(doc.id) === viewerOf(index);
+      const vote = isOwn ? votes.get(doc.id) : undefined;
+      const favourite = isOwn ? favourites.get(doc.id) : undefined;
       const joins: ImageJoins = {
         baseUrl,
         size: options.size,
@@ -108,7 +123,7 @@ export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | und
           const child = children.get(id);
           return child ? [{ doc: child, joins: joinsOf(child) }] : [];
         }),
-        owner: isOwnerView(doc, options)
+        owner: isOwnerView(doc, { ...options, accountId: viewerOf(index) })
           ? {
               vote: vote && { id: vote.id, value: vote.value, sub_id: vote.sub_id, created_at: vote.created_at },
               favourite: favourite && { id: favourite.id, sub_id: favourite.sub_id, created_at: favourite.created_at },
@@ -136,6 +151,26 @@ export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | und
       return rendered;
     },
 
+    /**
+     * The images several records embed, each for its own account (a webhook batch: each vote's or
+     * favourite's account is its caller), at `baseUrl`: as `embedded` answers each of them, with
+     * one read of the images and one per kind of join for all of them.
+     */
+    async embeddedFor(baseUrl: string, wanted: readonly { imageId: string; accountId: string }[], options: Omit<ImageViewOptions, 'accountId' | 'admin'> = {}): Promise<EmbeddedImages> {
+      const found = await images().getMany(unique(wanted.map(({ imageId }) => imageId)));
+      const pairs = new Map<string, { doc: ImageDoc; accountId: string }>();
+      for (const { imageId, accountId } of wanted) {
+        const doc = found.get(imageId);
+        if (doc && (doc.public || doc.account_id === accountId)) pairs.set(embeddedKey(accountId, imageId), { doc, accountId });
+      }
+      const rendered = await renderAt(baseUrl, [...pairs.values()].map(({ doc }) => doc), { ...options, accountId: null }, [...pairs.values()].map(({ accountId }) => accountId));
+      const byKey = new Map([...pairs.keys()].map((key, index) => [key, rendered[index]]));
+      return {
+        get: (accountId, imageId) => byKey.get(embeddedKey(accountId, imageId)) ?? unknownImage(imageId),
+        missing: unique(wanted.map(({ imageId }) => imageId)).filter((id) => !found.has(id)),
+      };
+    },
+
     /** An image the caller may see — its own, or a public one — else 404 / 403. */
     async visible(doc: ImageDoc | null, accountId: string): Promise<ImageDoc> {
       if (!doc) throw new DomainError('not_found', 'image not found');
@@ -148,3 +183,11 @@ export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | und
 };
 
 export type ImageViews = ReturnType<typeof imageViews>;
+
+/** Images resolved for several accounts at once (ImageViews.embeddedFor): the one each account sees. */
+export type EmbeddedImages = {
+  get(accountId: string, imageId: string): EmbeddedImage;
+  /** The ids the images read model does not have (not yet, or not at all). */
+  missing: readonly string[];
+};
+const embeddedKey = (accountId: string, imageId: string) => `${accountId}\u0000${imageId}`;

@@ -10,7 +10,7 @@ import { Image } from '../contracts/image-resource.ts';
 /**
  * One Image resource: every answer that carries an image carries the same shape — the upload
  * answer, the image by id, the lists and search (child images in full), votes, favourites, public
- * requests and the image.uploaded webhook — checked against the one schema, with every field
+ * requests and the image.uploaded, vote.created and favourite.created webhooks — checked against the one schema, with every field
  * present (empty arrays or null for what is not known yet).
  */
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -121,6 +121,53 @@ describe('the one Image resource', () => {
     const decided = await service.request('POST', `/v1/images/${parent}/public-requests/decision`, { key: ADMIN_KEY, body: { status: 'approved' } });
     expect(decided.status).toBe(200);
     expect(expectImage(decided.body.image, 'decision')).toMatchObject({ approved: 1, pending: 0, review: { approved: true, pending: false } });
+  });
+
+  it('vote.created and favourite.created deliveries embed the Image as GET /images/{id} shows it to the account; another\'s private image as its id alone', async () => {
+    const voter = (await service.createAccount({ name: 'image shape voter' })).api_key;
+    const voterId = await accountIdOfKey(service, voter);
+    const stranger = (await service.createAccount({ name: 'image shape stranger' })).api_key;
+    const hooks = await startReceiver();
+    try {
+      const hook = await service.request('POST', '/v1/webhooks', { key: voter, body: { url: hooks.url, enabled_events: ['vote.created', 'favourite.created'] } });
+      expect(hook.status).toBe(201);
+      const own = await seedImage(service, voterId, { breed_ids: ['abys'], sub_id: 'owner-9', labelled: { species_id: '1', tags: ['cat'] } });
+      const theirs = await seedImage(service, await accountIdOfKey(service, stranger), { labelled: { species_id: '1' } });
+
+      const vote = await service.request('POST', '/v1/votes', { key: voter, body: { image_id: own, value: 1 } });
+      expect(vote.status).toBe(201);
+      const favourite = await service.request('POST', '/v1/favourites', { key: voter, body: { image_id: own } });
+      expect(favourite.status).toBe(201);
+      const onTheirs = await service.request('POST', '/v1/votes', { key: voter, body: { image_id: theirs, value: -1 } });
+      expect(onTheirs.status).toBe(201);
+      expect(onTheirs.body.image).toEqual({ id: theirs, url: null });
+
+      const bodies = (await hooks.waitFor(3, 20_000)).map((delivery) => JSON.parse(delivery.body));
+      const bodyOf = (type: string, id: number) => bodies.find((body) => body._metadata.event_type === type && body.id === id);
+      const read = await service.request('GET', `/v1/images/${own}`, { key: voter });
+      expect(read.status).toBe(200);
+      // The caller's own vote and favourite on the image come and go with the votes and favourites read models.
+      const { url: readUrl, vote: _v, favourite: _f, ...readRest } = expectImage(read.body, 'GET /images/{id}');
+      for (const [type, record] of [['vote.created', vote.body], ['favourite.created', favourite.body]] as const) {
+        const body = bodyOf(type, record.id);
+        expect(body, type).toBeDefined();
+        const image = expectImage(body.image, type);
+        // url is a path under the API's origin here (no PUBLIC_BASE_URL): GET's absolute url ends with it.
+        expect(image.url).toMatch(/^\/v1\/images\/files\//);
+        expect(readUrl.endsWith(image.url)).toBe(true);
+        const { url, vote: _vote, favourite: _favourite, ...rest } = image;
+        expect(rest, type).toEqual(readRest);
+        expect(rest).toMatchObject({ id: own, sub_id: 'owner-9', original_filename: `${own}.jpg`, breed_ids: ['abys'], tags: ['cat'] });
+        expect(rest.breeds.map((breed: { id: string }) => breed.id)).toEqual(['abys']);
+        // The same Image the API answered the vote or favourite with.
+        const { url: answerUrl, vote: _av, favourite: _af, ...answered } = record.image;
+        expect(rest, `${type} as answered`).toEqual(answered);
+        expect(answerUrl.endsWith(image.url)).toBe(true);
+      }
+      expect(bodyOf('vote.created', onTheirs.body.id)?.image).toEqual({ id: theirs, url: null });
+    } finally {
+      await hooks.close();
+    }
   });
 
   it('says pending: 1 while the safety check has not run, 0 once it has', async () => {

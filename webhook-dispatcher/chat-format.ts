@@ -23,11 +23,22 @@ export const chatServiceOf = (url: string): ChatService | null => {
 
 const MAX_FIELDS = 12;
 
-/** The scalar facts of a payload worth showing (nested objects flattened one level: image.id). */
+/**
+ * The scalar facts of a payload worth showing (nested objects flattened one level: image.id,
+ * image.url; arrays of objects and deeper objects left out), at most MAX_FIELDS of them: the
+ * resource's first, then the event id and time, which always have room (an embedded Image alone
+ * has more scalar fields than that).
+ */
 const factsOf = (payload: Record<string, unknown>): { name: string; value: string }[] => {
+  const metadata = (payload._metadata ?? {}) as Record<string, unknown>;
+  const trailer = [
+    { name: 'event id', value: metadata.event_id },
+    { name: 'time', value: metadata.timestamp },
+  ].flatMap(({ name, value }) => (value === null || value === undefined ? [] : [{ name, value: String(value).slice(0, 200) }]));
+  const room = MAX_FIELDS - trailer.length;
   const facts: { name: string; value: string }[] = [];
   const add = (name: string, value: unknown) => {
-    if (value === null || value === undefined || facts.length >= MAX_FIELDS) return;
+    if (value === null || value === undefined || facts.length >= room) return;
     if (typeof value === 'object') {
       if (Array.isArray(value)) add(name, value.filter((item) => typeof item !== 'object').join(', ') || undefined);
       return;
@@ -40,10 +51,7 @@ const factsOf = (payload: Record<string, unknown>): { name: string; value: strin
       for (const [inner, innerValue] of Object.entries(value)) add(`${key}.${inner}`, innerValue);
     } else add(key, value);
   }
-  const metadata = (payload._metadata ?? {}) as Record<string, unknown>;
-  add('event id', metadata.event_id);
-  add('time', metadata.timestamp);
-  return facts;
+  return [...facts, ...trailer];
 };
 
 const titleOf = (eventType: string): string => {

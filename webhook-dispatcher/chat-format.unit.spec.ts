@@ -48,6 +48,26 @@ describe('chat message formats', () => {
     expect(message.title).toBe('favourite.created: a favourite was recorded');
     expect(message.sections[0].facts).toContainEqual({ name: 'image.id', value: 'abc' });
   });
+  it('a vote with its Image embedded stays compact: the vote, the image\'s first facts (url among them), the event id and time', () => {
+    const image = {
+      id: 'abc', url: 'https://cdn.example/v1/images/files/t.jpg', width: 640, height: 480, mime_type: 'image/jpeg', sub_id: 'user-1', species_id: '1',
+      status: 'labelled', breed_ids: ['abys'], breeds: [{ id: 'abys', name: 'Abyssinian', weight: { metric: '3 - 5' } }], categories: [], colours: [],
+      tags: ['cat'], age_months: null, unsafe_reasons: [], created_at: '2026-01-01T00:00:00.000Z',
+      review: { approved: true, pending: false }, pending: 0, approved: 1, original_filename: 'cat.jpg', childImages: [],
+    };
+    const withImage = { ...payload, created_at: '2026-01-01T00:00:00.000Z', country_code: 'GB', image };
+    for (const service of ['slack', 'discord', 'teams', 'google_chat'] as const) {
+      const text = JSON.stringify(formatChatMessage(service, 'vote.created', withImage));
+      expect(text.length, service).toBeLessThan(2000);
+      expect(text, service).toContain('https://cdn.example/v1/images/files/t.jpg');
+      expect(text, service).toContain('evt-1');
+      expect(text, service).toContain('2026-01-01T00:00:00.000Z');
+      expect(text, service).not.toContain('Abyssinian');
+    }
+    const facts = (formatChatMessage('teams', 'vote.created', withImage) as Record<string, any>).sections[0].facts as { name: string }[];
+    expect(facts.length).toBeLessThanOrEqual(12);
+    expect(facts.slice(-2).map((fact) => fact.name)).toEqual(['event id', 'time']);
+  });
   it('Google Chat: text', () => {
     const message = formatChatMessage('google_chat', 'some.unknown', payload) as { text: string };
     expect(message.text.startsWith('*some.unknown*\n')).toBe(true);

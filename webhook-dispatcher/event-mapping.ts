@@ -9,6 +9,8 @@ import { favouriteResource } from '../contracts/favourites.ts';
 import type { ImageLabelled, ImageUploaded, ImageValidated } from '../domain/images/image.ts';
 import { imageWebhookResource, processedWebhookResource, labelledWebhookResource } from '../contracts/image-webhooks.ts';
 import { respiratoryRateResource } from '../contracts/respiratory-rate.ts';
+import { unknownImage } from '../contracts/image-resource.ts';
+import type { EmbeddedImages } from '../http/image-views.ts';
 import { RESPIRATORY_RATE_CATEGORY, type RespiratoryRateCompleted } from '../domain/pet-analyses/respiratory-rate.ts';
 import { BCS_REVIEW_CATEGORY, bcsReviewViewOf, type BcsReviewEvent, type BcsReviewRequested } from '../domain/pet-analyses/bcs-review.ts';
 
@@ -22,8 +24,13 @@ export type WebhookEventMapping = {
   topic: string;
   webhookEvent: WebhookTopic;
   accountId: (event: RecordedEvent) => string | null;
-  /** `publicBaseUrl`: PUBLIC_BASE_URL ('' when unset), for the urls the resource carries. */
-  resource: (event: RecordedEvent, publicBaseUrl: string) => Record<string, unknown>;
+  /**
+   * `publicBaseUrl`: PUBLIC_BASE_URL ('' when unset), for the urls the resource carries; `images`:
+   * the images the batch's events embed (`embedsImage`), each as its account sees it.
+   */
+  resource: (event: RecordedEvent, publicBaseUrl: string, images: EmbeddedImages) => Record<string, unknown>;
+  /** The image the resource embeds (as the API's answer does), resolved for the whole batch at once. */
+  embedsImage?: (event: RecordedEvent) => string;
   countryCode?: (event: RecordedEvent) => string | null;
 };
 
@@ -35,7 +42,11 @@ export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
     topic: topicFor('vote'),
     webhookEvent: 'vote.created',
     accountId: (event) => dataOf<VoteCast>(event).account_id,
-    resource: (event) => voteFromCast(dataOf<VoteCast>(event)),
+    embedsImage: (event) => dataOf<VoteCast>(event).image_id,
+    resource: (event, _baseUrl, images) => {
+      const vote = dataOf<VoteCast>(event);
+      return voteFromCast(vote, images.get(vote.account_id, vote.image_id));
+    },
     countryCode: (event) => dataOf<VoteCast>(event).country_code,
   },
   {
@@ -43,7 +54,11 @@ export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
     topic: topicFor('favourite'),
     webhookEvent: 'favourite.created',
     accountId: (event) => dataOf<FavouriteAdded>(event).account_id,
-    resource: (event) => favouriteResource(dataOf<FavouriteAdded>(event)),
+    embedsImage: (event) => dataOf<FavouriteAdded>(event).image_id,
+    resource: (event, _baseUrl, images) => {
+      const favourite = dataOf<FavouriteAdded>(event);
+      return favouriteResource(favourite, { image: images.get(favourite.account_id, favourite.image_id) });
+    },
     countryCode: (event) => dataOf<FavouriteAdded>(event).country_code,
   },
   {
@@ -96,14 +111,17 @@ export const mappingFor = (domainEventType: string): WebhookEventMapping | undef
 
 export const mappedTopics = (): string[] => [...new Set(WEBHOOK_EVENT_MAPPINGS.map((mapping) => mapping.topic))];
 
+/** No image resolved: each embedded image is its id alone. */
+export const NO_IMAGES: EmbeddedImages = { get: (_accountId, imageId) => unknownImage(imageId), missing: [] };
+
 /**
  * The delivery body: the resource plus `_metadata` (event type, time, country where known, and the
  * domain event id — stable across retries and redeliveries, for receivers to de-duplicate on).
  */
-export const webhookPayload = (mapping: WebhookEventMapping, event: RecordedEvent, publicBaseUrl = ''): Record<string, unknown> => {
+export const webhookPayload = (mapping: WebhookEventMapping, event: RecordedEvent, publicBaseUrl = '', images: EmbeddedImages = NO_IMAGES): Record<string, unknown> => {
   const countryCode = mapping.countryCode?.(event) ?? null;
   return {
-    ...mapping.resource(event, publicBaseUrl),
+    ...mapping.resource(event, publicBaseUrl, images),
     _metadata: {
       event_type: mapping.webhookEvent,
       event_id: event.id,
