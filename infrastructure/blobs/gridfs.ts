@@ -13,6 +13,12 @@ export const gridFsBlobStore = async (url: string, dbName?: string): Promise<Blo
   await client.connect();
   const db = client.db(dbName ?? (new URL(url).pathname.slice(1) || 'animal_data'));
   const bucket = new GridFSBucket(db, { bucketName: 'blobs' });
+  // The bucket's indexes (the ones the driver would make on the first upload), made once here at
+  // start rather than by the driver under the first concurrent uploads: mongo-java-server answers
+  // an insert that races an index creation on the same collection with "Unknown error"
+  // (a ConcurrentModificationException in its index list), which reached a client as a 500.
+  await db.collection('blobs.files').createIndex({ filename: 1, uploadDate: 1 });
+  await db.collection('blobs.chunks').createIndex({ files_id: 1, n: 1 }, { unique: true });
   const newest = async (key: string) => (await bucket.find({ filename: key }).sort({ uploadDate: -1, _id: -1 }).limit(1).toArray())[0];
   const check = (key: string) => {
     if (!isValidBlobKey(key)) throw new Error(`invalid blob key '${key}'`);
