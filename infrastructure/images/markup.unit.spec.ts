@@ -44,3 +44,26 @@ describe('markup in a photo\'s metadata', () => {
     expect(markupInMetadata(photo, 'jpg')).toBe(false);
   });
 });
+
+describe('signatures inside compressed pixel data', () => {
+  const dataset = new URL('../../../shared/datasets/oxford-pets-sample/images/', import.meta.url);
+
+  it('do not make a polyglot: a plain photo whose scan data holds `<SVG` by chance is accepted', async () => {
+    const { polyglotReason } = await import('./polyglot.ts');
+    let photo: Buffer;
+    try {
+      photo = readFileSync(new URL('english_setter_169.jpg', dataset));
+    } catch {
+      return; // the dataset is beside the checkout in CI and on developers' machines
+    }
+    expect(photo.toString('latin1').toUpperCase().includes('<SVG')).toBe(true);
+    expect(polyglotReason(photo, 'jpg')).toBeNull();
+  });
+
+  it('still make one outside the pixel data: in a segment, or with the structure broken', async () => {
+    const { polyglotReason } = await import('./polyglot.ts');
+    expect(polyglotReason(withSegment(JPEG, 0xe5, 'x <svg onload=alert(1)>'), 'jpg')).toMatch(/svg/);
+    expect(polyglotReason(withSegment(JPEG, 0xe5, 'PK\u0003\u0004 an archive'), 'jpg')).toMatch(/zip/);
+    expect(polyglotReason(Buffer.concat([JPEG.subarray(0, 2), Buffer.from('<script>x</script>'), JPEG.subarray(2)]), 'jpg')).toMatch(/script/);
+  });
+});

@@ -19,14 +19,77 @@ const SIGNATURES: { name: string; bytes: Buffer }[] = [
   { name: 'svg', bytes: Buffer.from('<svg', 'latin1') },
 ];
 
-const indexOfCaseless = (haystack: Buffer, needle: Buffer): number => {
-  const lower = needle.toString('latin1').toLowerCase();
-  const upper = needle.toString('latin1').toUpperCase();
-  if (lower === upper) return haystack.indexOf(needle);
-  const a = haystack.indexOf(Buffer.from(lower, 'latin1'));
-  const b = haystack.indexOf(Buffer.from(upper, 'latin1'));
-  return a === -1 ? b : b === -1 ? a : Math.min(a, b);
+/** Every offset where the needle occurs, in lower or upper case. */
+const offsetsOfCaseless = (haystack: Buffer, needle: Buffer): number[] => {
+  const variants = new Set([needle.toString('latin1').toLowerCase(), needle.toString('latin1').toUpperCase()]);
+  const found: number[] = [];
+  for (const variant of variants) {
+    const bytes = Buffer.from(variant, 'latin1');
+    for (let at = haystack.indexOf(bytes); at !== -1; at = haystack.indexOf(bytes, at + 1)) found.push(at);
+  }
+  return found;
 };
+
+type Range = readonly [start: number, end: number];
+
+/**
+ * The stretches of compressed pixel data (JPEG scans, PNG IDAT, WebP VP8/VP8L/ALPH/ANMF payloads):
+ * any byte sequence turns up there by chance (`<SVG` about once in a hundred photos), and the file
+ * is re-encoded from its pixels whenever it holds a tag anywhere (markup.ts), so signatures found
+ * only there do not make a polyglot. Empty when the structure cannot be walked: then the whole
+ * file is searched.
+ */
+const compressedRanges = (bytes: Buffer, format: ImageFormat): Range[] => {
+  const ranges: Range[] = [];
+  if (format === 'jpg') {
+    let offset = 2;
+    while (offset + 4 <= bytes.length && bytes[offset] === 0xff) {
+      const marker = bytes[offset + 1];
+      if (marker === 0xff) {
+        offset += 1; // fill byte
+        continue;
+      }
+      if (marker === 0xd9) break;
+      if ((marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+        offset += 2;
+        continue;
+      }
+      offset += 2 + bytes.readUInt16BE(offset + 2);
+      if (marker !== 0xda) continue;
+      let scan = offset;
+      while (scan + 1 < bytes.length) {
+        scan = bytes.indexOf(0xff, scan);
+        if (scan === -1 || scan + 1 >= bytes.length) return [...ranges, [offset, bytes.length]];
+        const next = bytes[scan + 1];
+        if (next !== 0x00 && !(next >= 0xd0 && next <= 0xd7) && next !== 0xff) break;
+        scan += next === 0xff ? 1 : 2;
+      }
+      ranges.push([offset, scan]);
+      offset = scan;
+    }
+  } else if (format === 'png') {
+    let offset = 8;
+    while (offset + 12 <= bytes.length) {
+      const length = bytes.readUInt32BE(offset);
+      const type = bytes.toString('latin1', offset + 4, offset + 8);
+      if (type === 'IDAT' || type === 'fdAT') ranges.push([offset + 8, offset + 8 + length]);
+      if (type === 'IEND') break;
+      offset += 12 + length;
+    }
+  } else if (format === 'webp') {
+    let offset = 12;
+    while (offset + 8 <= bytes.length) {
+      const fourcc = bytes.toString('latin1', offset, offset + 4);
+      const size = bytes.readUInt32LE(offset + 4);
+      if (fourcc === 'VP8 ' || fourcc === 'VP8L' || fourcc === 'ALPH' || fourcc === 'ANMF') ranges.push([offset + 8, offset + 8 + size]);
+      offset += 8 + size + (size % 2);
+    }
+  }
+  return ranges;
+};
+
+/** Whether a signature starting at `at` lies wholly inside one of the ranges. */
+const inside = (ranges: readonly Range[], at: number, length: number): boolean => ranges.some(([start, end]) => at >= start && at + length <= end);
 
 /** Where the PNG's IEND chunk ends, or -1 (walks the chunk list). */
 const pngEnd = (bytes: Buffer): number => {
@@ -64,8 +127,10 @@ export const polyglotReason = (bytes: Buffer, format: ImageFormat): string | nul
     const padding = trailing.length <= MAX_PADDING && trailing.every((byte) => byte === 0 || byte === 0x0a || byte === 0x0d);
     if (!padding) return `${trailing.length} bytes follow the end of the ${format} data`;
   }
+  const compressed = compressedRanges(bytes, format);
   for (const signature of SIGNATURES) {
-    if (indexOfCaseless(bytes, signature.bytes) > 0) return `the file also holds ${signature.name} content`;
+    const outside = offsetsOfCaseless(bytes, signature.bytes).some((at) => at > 0 && !inside(compressed, at, signature.bytes.length));
+    if (outside) return `the file also holds ${signature.name} content`;
   }
   if (markupInMetadata(bytes, format)) return 'its metadata (a comment, EXIF/XMP or text segment) holds HTML';
   return null;
