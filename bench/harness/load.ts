@@ -37,7 +37,12 @@ export const load = async (options: LoadOptions): Promise<LoadResult> => {
     overallRate: options.overallRate,
     timeout: 10,
   });
-  const durationS = result.duration || options.durationS;
+  return loadResultOf(result, options.durationS);
+};
+
+/** An autocannon run as a LoadResult (its measured duration, else the one asked for). */
+export const loadResultOf = (result: autocannon.Result, askedDurationS: number): LoadResult => {
+  const durationS = result.duration || askedDurationS;
   return {
     okPerSecond: result['2xx'] / durationS,
     ok: result['2xx'],

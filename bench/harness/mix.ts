@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { cpuSecondsOf } from './cpu.ts';
-import type { LoadResult } from './load.ts';
+import { loadResultOf, type LoadResult } from './load.ts';
 
 /** One request of a kind: made anew for each request sent (another key, another id). */
 export type MixRequest = { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
@@ -28,17 +28,7 @@ export const runKind = async (url: string, kind: MixKind, options: { durationS: 
     timeout: 10,
     requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, ...kind.next() }) }],
   });
-  const durationS = result.duration || options.durationS;
-  return {
-    okPerSecond: result['2xx'] / durationS,
-    ok: result['2xx'],
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    latencyP50: result.latency.p50,
-    latencyP99: result.latency.p99,
-    durationS,
-  };
+  return loadResultOf(result, options.durationS);
 };
 
 const DECK_SIZE = 200;

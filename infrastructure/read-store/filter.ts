@@ -32,7 +32,8 @@ export const compareValues = (a: unknown, b: unknown): number => {
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 };
 
-const isOperatorObject = (value: unknown): value is Record<string, unknown> =>
+/** A filter value made of operators only (`{ $gt: 1, $lt: 5 }`), not a value to compare with. */
+export const isOperatorObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' &&
   value !== null &&
   !Array.isArray(value) &&

@@ -1,3 +1,4 @@
+import { isOperatorObject } from './filter.ts';
 import type { Filter, IndexKeys, QueryPlan, SortSpec } from './port.ts';
 
 /**
@@ -8,9 +9,6 @@ import type { Filter, IndexKeys, QueryPlan, SortSpec } from './port.ts';
  * scans in sort order). `$in` counts as equality (MongoDB explodes a short `$in` for a sort).
  */
 type Conjunct = { equal: Set<string>; ranged: Set<string>; or: Filter[][] };
-
-const isOperatorObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => key.startsWith('$'));
 
 const EQUALITY_OPERATORS = new Set(['$eq', '$in']);
 const RANGE_OPERATORS = new Set(['$gt', '$gte', '$lt', '$lte']);

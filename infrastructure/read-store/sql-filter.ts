@@ -1,3 +1,4 @@
+import { isOperatorObject } from './filter.ts';
 import type { Filter, SortSpec } from './port.ts';
 
 /**
@@ -35,13 +36,6 @@ const typeOf = (field: string): string => (field === '_id' ? "'text'" : `json_ty
 const NONE: SqlCondition = { sql: '', params: [], exact: false };
 const TRUE: SqlCondition = { sql: '1', params: [], exact: true };
 const FALSE: SqlCondition = { sql: '0', params: [], exact: true };
-
-const isOperatorObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' &&
-  value !== null &&
-  !Array.isArray(value) &&
-  Object.keys(value).length > 0 &&
-  Object.keys(value).every((key) => key.startsWith('$'));
 
 const isPrimitive = (value: unknown): boolean => value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value);
 
