@@ -248,3 +248,15 @@ describe('embedded read store counts', () => {
     await store.close();
   });
 });
+
+describe('embedded read store: pages far past the end', () => {
+  it('answers an offset beyond 64 bits (page=2^61 × limit) with an empty page, not an error', async () => {
+    const store = embeddedReadStore();
+    const docs = store.collection<{ _id: string; n: number }>('far_pages');
+    await docs.createIndex({ n: 1 });
+    await docs.upsert({ _id: 'a', n: 1 }, 1n);
+    expect(await docs.find({}, { sort: { n: 1 }, skip: 2035680795930164736 * 8, limit: 8 })).toEqual([]);
+    expect(await docs.find({ n: 1 }, { skip: 2035680795930164736 * 8, limit: 8 })).toEqual([]);
+    await store.close();
+  });
+});

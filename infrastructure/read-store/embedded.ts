@@ -216,8 +216,12 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     return found;
   }
 
-  async find(filter?: Filter, options: FindOptions = {}): Promise<T[]> {
+  async find(filter?: Filter, given: FindOptions = {}): Promise<T[]> {
     this.ready();
+    // SQLite takes LIMIT and OFFSET as 64-bit integers: a page far past any collection (page=2^61)
+    // is clamped to the largest safe integer, which reads nothing, instead of a datatype mismatch.
+    const safe = (n: number | undefined) => (n === undefined ? undefined : Math.min(n, Number.MAX_SAFE_INTEGER));
+    const options: FindOptions = { ...given, skip: safe(given.skip), limit: safe(given.limit) };
     const branches = this.branchQueries(filter, options);
     if (branches) return this.findMerged(branches, options);
     const { sql, params, exact } = this.findSql(filter, options);
