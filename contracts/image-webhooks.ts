@@ -35,6 +35,7 @@ export const labelledWebhookResource = (data: ImageLabelled['data']): Record<str
   suggested_breed_ids: data.suggested_breed_ids,
   suggested_breeds: data.suggested_breeds ?? data.suggested_breed_ids.map((id) => ({ id, confidence: null })),
   duplicate_of: data.duplicate_of ?? null,
+  category_ids: data.category_ids ?? [],
   tags: data.tags,
   labels: data.labels,
   child_image_ids: data.child_image_ids,

@@ -66,6 +66,7 @@ export const imagesProjection = defineProjection({
           tags: event.data.tags,
           colour_ids: event.data.colour_ids,
           colour_codes: event.data.colour_codes,
+          category_ids: event.data.category_ids ?? doc.category_ids,
           orientation: event.data.orientation,
           child_image_ids: event.data.child_image_ids,
           vendor: event.data.vendor,

@@ -140,6 +140,12 @@ export type ImageLabelled = Event<
      * labelled before duplicates were looked for.
      */
     duplicate_of?: string | null;
+    /**
+     * The reference categories (of the image's species) the models saw or the uploader's age
+     * implies (domain/images/categories.ts), numeric id order; absent on images labelled before
+     * categories were assigned.
+     */
+    category_ids?: string[];
     labelled_at: string;
   }
 >;

@@ -1,12 +1,13 @@
 /**
- * The image models behind the VisionModels port (port.ts): open_nsfw (safety) and
- * EfficientNet-Lite0 (classification, crops and embeddings) on onnxruntime-node, SSDLite-MobileNetV2
- * (detection) on TensorFlow.js with the wasm backend. Model files come from `npm run models` (scripts/models/, into MODELS_DIR).
+ * The image models behind the VisionModels port (port.ts): open_nsfw (safety), EfficientNet-Lite0
+ * (classification, crops and embeddings) and SSDLite-MobileNetV2 (detection), all three ONNX on
+ * onnxruntime-node. Model files come from `npm run models` (scripts/models/, into MODELS_DIR).
+ * Another runtime is another implementation of the port (hosted.ts is one for detection).
  *
  * Nothing loads until the first call: `openVisionModels()` only records the options. The first
  * call reads the manifest (ModelsUnavailableError if the models are not installed) and starts the
- * worker thread for that runtime — one for the two ONNX models, one for the detector — which loads
- * the model it needs once and keeps it. Inference never runs on the caller's event loop.
+ * inference worker thread, which loads each model once, on its first task, and keeps it.
+ * Inference never runs on the caller's event loop.
  */
 import { Worker } from 'node:worker_threads';
 import { ImageDecodeError } from './decode.ts';
@@ -15,7 +16,7 @@ import { readManifest, resolveModelDir, type ModelManifest } from './model-files
 import { CROP_MARGIN, ModelsUnavailableError, type BoundingBox, type Classification, type ClassifierView, type Detection, type ModelInfo, type SafetyVerdict, type VisionModels } from './port.ts';
 import { DEFAULT_SAFETY_THRESHOLD, safetyVerdict } from './safety.ts';
 import type { Reply, Task, TaskBody, WorkerData, WorkerKind } from './worker.ts';
-import { tfjsWasmDir, workerModule } from './worker-module.ts';
+import { workerModule } from './worker-module.ts';
 
 export * from './port.ts';
 export { ImageDecodeError } from './decode.ts';
@@ -95,7 +96,7 @@ class WorkerPool {
   }
 
   private spawn(): Slot {
-    const data: WorkerData = { kind: this.kind, modelDir: this.modelDir, nice: this.nice, wasmDir: tfjsWasmDir() };
+    const data: WorkerData = { kind: this.kind, modelDir: this.modelDir, nice: this.nice };
     const worker = new Worker(this.module, { workerData: data, stdout: false, stderr: false });
     const slot: Slot = { worker, job: null };
     worker.on('message', (reply: Reply) => {

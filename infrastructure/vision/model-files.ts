@@ -10,6 +10,13 @@ export type ModelManifest = {
   files: Record<string, string>;
 };
 
+/**
+ * The installation recipe this code runs on: RECIPE in scripts/models/build.py (a unit test keeps
+ * them equal). A folder of another recipe holds other files (recipe 3 had the detector as a
+ * TensorFlow.js graph, recipe 4 as ONNX): it counts as not installed until `npm run models` rebuilds it.
+ */
+export const MODELS_RECIPE = 4;
+
 /** The model folder: the option, else env MODELS_DIR, else `.models/` at the repository root. */
 export function resolveModelDir(modelDir?: string): string {
   if (modelDir) return resolve(modelDir);
@@ -24,6 +31,9 @@ export function readManifest(dir: string): ModelManifest {
     manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as ModelManifest;
   } catch {
     throw new ModelsUnavailableError(`image models are not installed in ${dir} (run \`npm run models\`)`);
+  }
+  if (manifest.recipe !== MODELS_RECIPE) {
+    throw new ModelsUnavailableError(`the image models in ${dir} are of installation recipe ${String(manifest.recipe)}, this version needs ${MODELS_RECIPE} (run \`npm run models\`)`);
   }
   for (const model of manifest.models ?? []) {
     for (const file of model.files) {

@@ -38,6 +38,3 @@ export const workerModule = (): Promise<URL> =>
       bundled = null;
       throw error;
     }));
-
-/** Where the TensorFlow.js wasm binaries are (the worker's own module has no address to resolve from). */
-export const tfjsWasmDir = (): string => fileURLToPath(new URL('.', pathToFileURL(require.resolve('@tensorflow/tfjs-backend-wasm'))));

@@ -23,6 +23,8 @@ export type ImageAnalysis = {
   /** the classifier on the main animal's crop (the most confident animal), else on the whole image */
   main: ClassifierView;
   mainRegion: 'crop' | 'image';
+  /** the classifier on the crops of the most confident animals (at most MAX_CLASSIFIED_CROPS), in confidence order */
+  crops: ClassifierView[];
 };
 
 export const analyseImage = async (vision: VisionModels, image: Buffer): Promise<ImageAnalysis> => {
@@ -38,5 +40,5 @@ export const analyseImage = async (vision: VisionModels, image: Buffer): Promise
   const byBox = new Map(animals.map((animal) => [animal.box, animal]));
   const detections = detected.map((d) => byBox.get(d.box) ?? d);
   const mainIndex = animals.length > 0 ? classified.findIndex((animal) => animal.box === animals[0].box) : -1;
-  return { detections, animals, species, whole, main: mainIndex >= 0 ? crops[mainIndex] : whole, mainRegion: mainIndex >= 0 ? 'crop' : 'image' };
+  return { detections, animals, species, whole, main: mainIndex >= 0 ? crops[mainIndex] : whole, mainRegion: mainIndex >= 0 ? 'crop' : 'image', crops };
 };

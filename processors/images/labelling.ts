@@ -20,6 +20,8 @@ import {
 import { decodeEmbedding, encodeEmbedding, type ImageEmbedding } from '../../domain/images/embedding.ts';
 import { breedVectorOf, decodeSum, mergeCentroids, PUBLIC_SCOPE, suggestBreedsByCentroids, type SuggestedBreed } from '../../domain/images/breed-centroids.ts';
 import { nearDuplicateOf } from '../../domain/images/duplicates.ts';
+import { categoriesSeen, type CategoryRef } from '../../domain/images/categories.ts';
+import { REFERENCE_COLLECTIONS, type CategoryDoc } from '../../contracts/reference-read-models.ts';
 import { Collections, type BreedCentroidDoc, type BreedDoc, type ColourDoc, type ImageVectorDoc } from '../../contracts/read-models.ts';
 import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
@@ -77,6 +79,13 @@ const duplicateOf = async (readStore: ReadStore | undefined, uploaded: ImageUplo
     .filter((doc) => doc._id !== uploaded.image_id && doc.parent_image_id === null && doc.embedding?.model === vector.model)
     .map((doc) => ({ id: doc._id, vector: decodeEmbedding(doc.embedding!) }));
   return nearDuplicateOf(decodeEmbedding(vector), candidates);
+};
+
+/** The reference categories of a species as the categories projection has them (withdrawn ones are gone). */
+const categoriesOf = async (readStore: ReadStore | undefined, species: string | null): Promise<CategoryRef[]> => {
+  if (!readStore || !species) return [];
+  const docs = await readStore.collection<CategoryDoc>(REFERENCE_COLLECTIONS.categories).find({ species_id: species });
+  return docs.map((doc) => ({ id: doc.id, name: doc.name, species_id: doc.species_id }));
 };
 
 const colourCandidates = async (readStore: ReadStore | undefined, species: string | null): Promise<ColourCandidate[]> => {
@@ -165,7 +174,7 @@ export const imageLabellingProcessor: Processor = {
       return;
     }
     const vision = deps.vision!;
-    const { detections, animals, species, whole, main: seen, mainRegion } = await analyseImage(vision, med.data);
+    const { detections, animals, species, whole, main: seen, mainRegion, crops } = await analyseImage(vision, med.data);
     const classifications = whole.top;
     const main = animals[0];
 
@@ -232,6 +241,10 @@ export const imageLabellingProcessor: Processor = {
           embedding,
           ...(imageEmbedding ? { image_embedding: imageEmbedding } : {}),
           duplicate_of: await duplicateOf(deps.readStore, uploaded, breedVector),
+          category_ids: categoriesSeen(
+            { species, ageMonths: uploaded.age_months, views: [whole.top, ...crops.map((crop) => crop.top)], objects: detections },
+            await categoriesOf(deps.readStore, species),
+          ),
           labelled_at: new Date().toISOString(),
         },
       },

