@@ -9,7 +9,7 @@ const literals = <const T extends readonly string[]>(values: T, description?: st
   Type.Union(
     values.map((value) => Type.Literal(value)),
     description ? { description } : {},
-  ) as unknown as TUnion<TLiteral<T[number]>[]>;
+  ) as TUnion<TLiteral<T[number]>[]>;
 
 export const CountryListItem = Type.Object(
   {

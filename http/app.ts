@@ -173,7 +173,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
     }
   });
 
-  return app as unknown as HttpApp;
+  return app;
 };
 
 /** One call's outcome shared by every caller for `ms` (failures are not kept). */

@@ -10,7 +10,7 @@ type LogCall = (...args: unknown[]) => void;
  * LOG_LEVEL=warn or above no request line is written, yet the child cost ≈ 2 % of a vote's CPU
  * in `npm run bench` profiles. Lines that are logged come out exactly as the child would write them.
  */
-class LazyRequestLogger {
+class LazyRequestLogger implements FastifyBaseLogger {
   readonly #parent: Logger;
   readonly #bindings: Bindings;
   readonly #options: ChildLoggerOptions;
@@ -79,4 +79,4 @@ const isPino = (logger: FastifyBaseLogger): logger is FastifyBaseLogger & Logger
 export const lazyRequestLoggers: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
   options.level !== undefined || !isPino(logger)
     ? logger.child(bindings, options)
-    : (new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger);
+    : new LazyRequestLogger(logger, bindings, options);

@@ -15,7 +15,7 @@ const makeAjv = (coerce: boolean) => {
     removeAdditional: false,
     strict: false,
   });
-  (addFormats as unknown as (ajv: Ajv) => void)(ajv);
+  addFormats.default(ajv);
   return ajv;
 };
 

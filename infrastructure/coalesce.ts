@@ -34,11 +34,13 @@ export const coalesce = <K, A, V>(call: (key: K, arg: A) => Promise<V>, merge: (
     }
     if (!lane.running) return start(key, lane, arg);
     const owner = lane;
-    const queued = { arg, result: null as unknown as Promise<V> };
-    queued.result = settled(owner.running as Promise<V>).then(() => {
-      owner.queued = null;
-      return start(key, owner, queued.arg);
-    });
+    const queued: { arg: A; result: Promise<V> } = {
+      arg,
+      result: settled(owner.running as Promise<V>).then(() => {
+        owner.queued = null;
+        return start(key, owner, queued.arg);
+      }),
+    };
     owner.queued = queued;
     return queued.result;
   };

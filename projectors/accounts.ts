@@ -1,20 +1,19 @@
 import { Collections, type AccountDoc, type ApiKeyDoc } from '../contracts/read-models.ts';
-import type { AccountEvent } from '../domain/accounts/account.ts';
+import { accountEvents } from '../domain/accounts/account.ts';
 import { defineProjection } from './projection.ts';
 
 /** Accounts and their API keys (by key hash) — what authentication reads. */
 export const accountsProjection = defineProjection({
   name: 'accounts',
   collections: [Collections.accounts, Collections.apiKeys],
-  streamPrefixes: ['account-'],
+  streams: [accountEvents],
   async setup(store) {
     await store.collection(Collections.apiKeys).createIndex('account_id');
   },
-  async apply(recorded, store) {
-    const event = recorded as unknown as AccountEvent;
+  async apply(event, store) {
     const accounts = store.collection<AccountDoc>(Collections.accounts);
     const keys = store.collection<ApiKeyDoc>(Collections.apiKeys);
-    const position = recorded.position;
+    const position = event.position;
     const update = async (accountId: string, change: (doc: AccountDoc) => Partial<AccountDoc>) => {
       const doc = await accounts.get(accountId);
       if (doc) await accounts.upsert({ ...doc, ...change(doc) }, position);

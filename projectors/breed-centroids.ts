@@ -1,6 +1,6 @@
 import { Collections, type BreedCentroidDoc, type ImageVectorDoc } from '../contracts/read-models.ts';
 import { addInto, breedVectorOf, centroidChanges, contributionOf, decodeSum, encodeSum, fixedPointOf, type CentroidChange } from '../domain/images/breed-centroids.ts';
-import { breedIdsAfter, type ImageEvent } from '../domain/images/image.ts';
+import { breedIdsAfter, imageEvents } from '../domain/images/image.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { defineProjection } from './projection.ts';
 
@@ -16,7 +16,7 @@ import { defineProjection } from './projection.ts';
 export const breedCentroidsProjection = defineProjection({
   name: 'breed-centroids',
   collections: [Collections.imageVectors, Collections.breedCentroids],
-  streamPrefixes: ['image-'],
+  streams: [imageEvents],
   async setup(store) {
     // the labelling processor's read: one species' centroids of two scopes
     await store.collection(Collections.breedCentroids).createIndex({ species_id: 1, scope: 1, _id: 1 });
@@ -25,8 +25,7 @@ export const breedCentroidsProjection = defineProjection({
     await vectors.createIndex({ account_id: 1, labelled_position: 1, _id: 1 });
     await vectors.createIndex({ public: 1, labelled_position: 1, _id: 1 });
   },
-  async apply(recorded, store) {
-    const event = recorded as unknown as ImageEvent;
+  async apply(event, store) {
     const vectors = store.collection<ImageVectorDoc>(Collections.imageVectors);
     const id = event.data.image_id;
     if (event.type === 'ImageUploaded') {
@@ -34,7 +33,7 @@ export const breedCentroidsProjection = defineProjection({
       const data = event.data;
       await vectors.upsert(
         { _id: id, account_id: data.account_id, species_id: null, breed_ids: [...data.breed_ids], public: false, parent_image_id: data.parent_image_id, embedding: null, labelled_position: null, contribution: null },
-        recorded.position,
+        event.position,
       );
       return;
     }
@@ -43,7 +42,7 @@ export const breedCentroidsProjection = defineProjection({
     let next: ImageVectorDoc | null;
     switch (event.type) {
       case 'ImageLabelled':
-        next = { ...doc, species_id: event.data.species_id, embedding: breedVectorOf(event.data), labelled_position: Number(recorded.position) };
+        next = { ...doc, species_id: event.data.species_id, embedding: breedVectorOf(event.data), labelled_position: Number(event.position) };
         break;
       case 'ImageBreedTagged':
       case 'ImageBreedUntagged':
@@ -62,9 +61,9 @@ export const breedCentroidsProjection = defineProjection({
     await applyChanges(store, [
       ...centroidChanges(doc.contribution, null).map((change) => ({ change, embedding: doc.embedding! })),
       ...centroidChanges(null, after).map((change) => ({ change, embedding: next!.embedding! })),
-    ], recorded.position);
-    if (next) await vectors.upsert({ ...next, contribution: after }, recorded.position);
-    else await vectors.delete(id, recorded.position);
+    ], event.position);
+    if (next) await vectors.upsert({ ...next, contribution: after }, event.position);
+    else await vectors.delete(id, event.position);
   },
 });
 

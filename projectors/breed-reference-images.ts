@@ -1,7 +1,7 @@
 import { Collections, type BreedImageDoc } from '../contracts/read-models.ts';
 import { REFERENCE_COLLECTIONS, type BreedDoc } from '../contracts/reference-read-models.ts';
 import { breedIdsAfter, type ImageEvent } from '../domain/images/image.ts';
-import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
+import type { Recorded } from '../infrastructure/event-store/recorded.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { markBreedsChanged } from './breeds-version.ts';
 
@@ -31,8 +31,7 @@ const refreshBreeds = async (store: ReadStore, breedIds: Iterable<string>, posit
 };
 
 /** Applies an image event: records the image's breeds and public position, then refreshes the breeds it touched. */
-export const applyImageToBreeds = async (recorded: RecordedEvent, store: ReadStore): Promise<void> => {
-  const event = recorded as unknown as ImageEvent;
+export const applyImageToBreeds = async (event: Recorded<ImageEvent>, store: ReadStore): Promise<void> => {
   const images = store.collection<BreedImageDoc>(Collections.breedImages);
   const imageId = event.data.image_id;
   const before = await images.get(imageId);
@@ -46,7 +45,7 @@ export const applyImageToBreeds = async (recorded: RecordedEvent, store: ReadSto
       after = before && { ...before, breed_ids: breedIdsAfter(before.breed_ids, event) };
       break;
     case 'ImagePublicRequestDecided':
-      after = before && (before.public_since !== null || event.data.status !== 'approved' ? before : { ...before, public_since: Number(recorded.position) });
+      after = before && (before.public_since !== null || event.data.status !== 'approved' ? before : { ...before, public_since: Number(event.position) });
       break;
     case 'ImageDeleted':
       after = null;
@@ -54,9 +53,9 @@ export const applyImageToBreeds = async (recorded: RecordedEvent, store: ReadSto
     default:
       return;
   }
-  if (after) await images.upsert(after, recorded.position);
-  else if (before) await images.delete(imageId, recorded.position);
+  if (after) await images.upsert(after, event.position);
+  else if (before) await images.delete(imageId, event.position);
   // Only public images count: a change to a private one moves no reference.
   if (before?.public_since == null && after?.public_since == null) return;
-  await refreshBreeds(store, [...(before?.breed_ids ?? []), ...(after?.breed_ids ?? [])], recorded.position);
+  await refreshBreeds(store, [...(before?.breed_ids ?? []), ...(after?.breed_ids ?? [])], event.position);
 };

@@ -27,7 +27,7 @@ export const DOG_EXPANSION_MODEL = 'reference-data/1';
  */
 export const toBreedResource = (breed: BreedRecord): Omit<BreedResource, 'language'> => {
   const { colours: _colours, care_tips: _careTips, translations: _translations, ...flat } = breed;
-  const record = breed as unknown as Record<string, unknown>;
+  const record: Record<string, unknown> = breed;
   const expansions: BreedResource['expansions'] = {};
   if (breed.species_id === '1') {
     expansions.cat = pick(record, [...CAT_RATING_FIELDS, ...CAT_FLAG_FIELDS, ...CAT_URL_FIELDS]) as NonNullable<BreedResource['expansions']['cat']>;
@@ -41,7 +41,7 @@ export const toBreedResource = (breed: BreedRecord): Omit<BreedResource, 'langua
     expansions.horse = pick(record, HORSE_FIELDS) as NonNullable<BreedResource['expansions']['horse']>;
   }
   return {
-    ...(flat as unknown as Omit<BreedResource, 'language'>),
+    ...(flat as Omit<BreedResource, 'language'>),
     weight: { imperial: breed.weight_pounds, metric: breed.weight_kg },
     reference_image_id: null,
     expansions,

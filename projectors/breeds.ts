@@ -1,5 +1,7 @@
 import { REFERENCE_COLLECTIONS, type BreedDoc, type CareTipDoc, type ColourDoc } from '../contracts/reference-read-models.ts';
-import { changeOf, type ReferenceEvent } from '../domain/reference-data/record.ts';
+import { changeOf, referenceEvents } from '../domain/reference-data/record.ts';
+import { imageEvents } from '../domain/images/image.ts';
+import { isFrom } from '../infrastructure/event-store/recorded.ts';
 import { breedColourId, careTipId } from '../domain/reference-data/vocabulary.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { Breed, SpeciesColour } from '../reference-data/schemas.ts';
@@ -46,7 +48,7 @@ export const breedsProjection = defineProjection({
   name: 'breeds',
   collections: [REFERENCE_COLLECTIONS.breeds, REFERENCE_COLLECTIONS.breedsVersion, REFERENCE_COLLECTIONS.colours, REFERENCE_COLLECTIONS.careTips, Collections.breedImages],
   // image-: each breed's reference_image_id (breed-reference-images.ts)
-  streamPrefixes: ['breed-', 'colour-', 'image-'],
+  streams: [referenceEvents('breed'), referenceEvents('colour'), imageEvents],
   async setup(store) {
     await store.collection(REFERENCE_COLLECTIONS.breeds).createIndex('species_id');
     await store.collection(REFERENCE_COLLECTIONS.colours).createIndex('breed_id');
@@ -54,11 +56,10 @@ export const breedsProjection = defineProjection({
     await store.collection(Collections.breedImages).createIndex('breed_ids');
     await seedBreedsVersion(store);
   },
-  async apply(recorded, store) {
-    if (recorded.streamName.startsWith('image-')) return applyImageToBreeds(recorded, store);
-    const event = recorded as unknown as ReferenceEvent;
+  async apply(event, store) {
+    if (isFrom(imageEvents, event)) return applyImageToBreeds(event, store);
     const change = changeOf(event.type);
-    const position = recorded.position;
+    const position = event.position;
     if (change === null) return;
     if (event.type.startsWith('Breed')) {
       const id = event.data.id;

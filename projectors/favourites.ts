@@ -1,13 +1,14 @@
-import { Collections, type ImageRefDoc, type FavouriteDoc } from '../contracts/read-models.ts';
-import type { FavouriteEvent } from '../domain/favourites/favourite.ts';
-import { defineProjection } from './projection.ts';
-import { applyImageEvent, imageFieldsFor, prefetchImageRefs } from './image-refs.ts';
+import { Collections, type FavouriteDoc } from '../contracts/read-models.ts';
+import { favouriteEvents } from '../domain/favourites/favourite.ts';
+import { imageLinkedProjection } from './image-refs.ts';
 
 /** Favourites, soft-deleted: a deleted favourite stays listed for is_deleted=true. */
-export const favouritesProjection = defineProjection({
+export const favouritesProjection = imageLinkedProjection({
   name: 'favourites',
-  collections: [Collections.favourites, Collections.favouriteImages],
-  streamPrefixes: ['favourite-', 'image-'],
+  collection: Collections.favourites,
+  images: Collections.favouriteImages,
+  events: favouriteEvents,
+  created: 'FavouriteAdded',
   async setup(store) {
     const favourites = store.collection(Collections.favourites);
     // GET /favourites: the account's favourites by id, live ones (deleted: false) unless is_deleted,
@@ -16,12 +17,8 @@ export const favouritesProjection = defineProjection({
     await favourites.createIndex({ account_id: 1, id: 1, _id: 1 });
     await favourites.createIndex({ account_id: 1, sub_id: 1, deleted: 1, id: 1, _id: 1 });
     await favourites.createIndex({ account_id: 1, image_id: 1, deleted: 1, id: 1, _id: 1 });
-    await favourites.createIndex('image_id');
   },
-  prefetch: (events, store) => prefetchImageRefs(events, store, Collections.favouriteImages, ['FavouriteAdded']),
-  async apply(recorded, store) {
-    if (recorded.streamName.startsWith('image-')) return applyImageEvent(recorded, store, Collections.favouriteImages, Collections.favourites);
-    const event = recorded as unknown as FavouriteEvent;
+  async apply(event, store, imageFields) {
     const favourites = store.collection<FavouriteDoc>(Collections.favourites);
     switch (event.type) {
       case 'FavouriteAdded':
@@ -36,14 +33,14 @@ export const favouritesProjection = defineProjection({
             created_at: event.data.created_at,
             deleted: false,
             deleted_at: null,
-            ...imageFieldsFor(await store.collection<ImageRefDoc>(Collections.favouriteImages).get(event.data.image_id), event.data.account_id),
+            ...(await imageFields(event.data.image_id, event.data.account_id)),
           },
-          recorded.position,
+          event.position,
         );
         return;
       case 'FavouriteDeleted': {
         const doc = await favourites.get(String(event.data.favourite_id));
-        if (doc) await favourites.upsert({ ...doc, deleted: true, deleted_at: event.data.deleted_at }, recorded.position);
+        if (doc) await favourites.upsert({ ...doc, deleted: true, deleted_at: event.data.deleted_at }, event.position);
         return;
       }
     }

@@ -1,8 +1,11 @@
 import { imageFilePath } from '../contracts/image-url.ts';
 import type { ImageRefDoc } from '../contracts/read-models.ts';
-import { breedIdsAfter, type ImageEvent } from '../domain/images/image.ts';
-import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
+import type { Event } from '../domain/decider.ts';
+import { breedIdsAfter, imageEvents, type ImageEvent } from '../domain/images/image.ts';
+import type { StreamEvents } from '../domain/stream-events.ts';
+import { isFrom, type Recorded } from '../infrastructure/event-store/recorded.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import { defineProjection, type Projection } from './projection.ts';
 
 /**
  * The image side of a projection whose documents name an image (votes, favourites): it keeps its
@@ -23,7 +26,7 @@ export const imageFieldsFor = (ref: ImageRefDoc | null, accountId: string): Imag
  * A projection's prefetch for the documents its events make: reads the image copies the batch's
  * `eventTypes` events name (data.image_id) in one go, so each event's lookup comes from memory.
  */
-export const prefetchImageRefs = async (events: readonly RecordedEvent[], store: ReadStore, refsCollection: string, eventTypes: readonly string[]): Promise<void> => {
+export const prefetchImageRefs = async (events: readonly Recorded<Event>[], store: ReadStore, refsCollection: string, eventTypes: readonly string[]): Promise<void> => {
   const ids = events.filter((event) => eventTypes.includes(event.type)).map((event) => String((event.data as { image_id?: unknown }).image_id));
   if (ids.length > 1) await store.collection<ImageRefDoc>(refsCollection).getMany(ids);
 };
@@ -37,12 +40,11 @@ const sameFields = (a: ImageFields, b: ImageFields): boolean =>
  * and `account_id` on each document (an index on image_id keeps the lookup cheap).
  */
 export const applyImageEvent = async <T extends ImageFields & { _id: string; image_id: string; account_id: string }>(
-  recorded: RecordedEvent,
+  event: Recorded<ImageEvent>,
   store: ReadStore,
   refsCollection: string,
   documentsCollection: string,
 ): Promise<void> => {
-  const event = recorded as unknown as ImageEvent;
   const refs = store.collection<ImageRefDoc>(refsCollection);
   const imageId = event.data.image_id;
   const before = await refs.get(imageId);
@@ -74,11 +76,46 @@ export const applyImageEvent = async <T extends ImageFields & { _id: string; ima
     default:
       return;
   }
-  if (after) await refs.upsert(after, recorded.position);
-  else if (before) await refs.delete(imageId, recorded.position);
+  if (after) await refs.upsert(after, event.position);
+  else if (before) await refs.delete(imageId, event.position);
   const documents = store.collection<T>(documentsCollection);
   for (const doc of await documents.find({ image_id: imageId })) {
     const fields = imageFieldsFor(after, doc.account_id);
-    if (!sameFields(fields, doc)) await documents.upsert({ ...doc, ...fields }, recorded.position);
+    if (!sameFields(fields, doc)) await documents.upsert({ ...doc, ...fields }, event.position);
   }
+};
+
+/**
+ * A projection whose documents each name an image (votes, favourites): besides the events of its
+ * own aggregate (`events`, handed to `apply`), it reads the image streams, which keep its copies
+ * of the images (`images`) and the image fields of its documents (`collection`, indexed by
+ * image_id) up to date. The images of a batch's `created` events are read in one go beforehand;
+ * `imageFields` gives the fields of a document being made.
+ */
+export const imageLinkedProjection = <E extends Event>(definition: {
+  name: string;
+  collection: string;
+  images: string;
+  events: StreamEvents<E>;
+  created: E['type'];
+  setup: (store: ReadStore) => Promise<void>;
+  apply: (event: Recorded<E>, store: ReadStore, imageFields: (imageId: string, accountId: string) => Promise<ImageFields>) => Promise<void>;
+}): Projection => {
+  const { collection, images } = definition;
+  const imageFields = (store: ReadStore) => async (imageId: string, accountId: string) =>
+    imageFieldsFor(await store.collection<ImageRefDoc>(images).get(imageId), accountId);
+  return defineProjection({
+    name: definition.name,
+    collections: [collection, images],
+    streams: [definition.events, imageEvents],
+    async setup(store) {
+      await definition.setup(store);
+      await store.collection(collection).createIndex('image_id');
+    },
+    prefetch: (events, store) => prefetchImageRefs(events, store, images, [definition.created]),
+    async apply(event, store) {
+      if (isFrom(imageEvents, event)) return applyImageEvent(event, store, images, collection);
+      if (isFrom(definition.events, event)) return definition.apply(event, store, imageFields(store));
+    },
+  });
 };

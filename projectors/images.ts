@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Collections, type ImageDoc } from '../contracts/read-models.ts';
-import type { ImageEvent } from '../domain/images/image.ts';
+import { imageEvents } from '../domain/images/image.ts';
 import { defineProjection } from './projection.ts';
 import { uploadedImageDoc } from '../contracts/image-resource.ts';
 
@@ -20,7 +20,7 @@ const reviewOf = (doc: Pick<ImageDoc, 'status' | 'public' | 'public_request' | '
 export const imagesProjection = defineProjection({
   name: 'images',
   collections: [Collections.images],
-  streamPrefixes: ['image-'],
+  streams: [imageEvents],
   async setup(store) {
     const images = store.collection(Collections.images);
     for (const field of ['sub_id', 'species_id', 'breed_ids', 'status', 'url_token']) await images.createIndex(field);
@@ -30,17 +30,16 @@ export const imagesProjection = defineProjection({
       for (const order of ['created_at', 'sub_id', 'breed_ids', 'id']) await images.createIndex({ [scope]: 1, [order]: 1, _id: 1 });
     }
   },
-  async apply(recorded, store) {
-    const event = recorded as unknown as ImageEvent;
+  async apply(event, store) {
     const images = store.collection<ImageDoc>(Collections.images);
     const id = event.data.image_id;
     if (event.type === 'ImageUploaded') {
       const doc: ImageDoc = { ...uploadedImageDoc(event.data), random: randomOf(id) };
-      await images.upsert(doc, recorded.position);
+      await images.upsert(doc, event.position);
       return;
     }
     if (event.type === 'ImageDeleted') {
-      await images.delete(id, recorded.position);
+      await images.delete(id, event.position);
       return;
     }
     const doc = await images.get(id);
@@ -108,6 +107,6 @@ export const imagesProjection = defineProjection({
         };
         break;
     }
-    await images.upsert({ ...next, review: reviewOf(next) }, recorded.position);
+    await images.upsert({ ...next, review: reviewOf(next) }, event.position);
   },
 });

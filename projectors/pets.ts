@@ -1,8 +1,8 @@
 import { Collections, emptyPetAnalysis, type PetDoc, type PetMediaDoc } from '../contracts/read-models.ts';
-import type { PetEvent, PetMedia, PetProfile } from '../domain/pets/pet.ts';
+import { petEvents, type PetMedia, type PetProfile } from '../domain/pets/pet.ts';
 import { defineProjection } from './projection.ts';
-import { petFieldsOf, type PetAnalysed } from '../domain/pet-analyses/analysis.ts';
-import { bcsCorrectionFields, type BcsReviewed } from '../domain/pet-analyses/bcs-review.ts';
+import { petAnalysisEvents, petFieldsOf } from '../domain/pet-analyses/analysis.ts';
+import { bcsCorrectionFields, bcsReviewEvents } from '../domain/pet-analyses/bcs-review.ts';
 
 const profileFields = (profile: Partial<PetProfile>): Partial<PetDoc> => {
   const { breed_group, ...rest } = profile;
@@ -28,32 +28,31 @@ export const petsProjection = defineProjection({
   collections: [Collections.pets, Collections.petMedia],
   // petanalysis-: analysis results (PetAnalysed) set the pet's analysis fields.
   // bcsreview-: a vet's corrected score (BcsReviewed) replaces the pet's score.
-  streamPrefixes: ['pet-', 'petanalysis-', 'bcsreview-'],
+  streams: [petEvents, petAnalysisEvents, bcsReviewEvents],
   async setup(store) {
     // GET /pets: the account's pets oldest first (ties by _id); the media of a page of pets by pet_id.
     await store.collection(Collections.pets).createIndex({ account_id: 1, created_at: 1, _id: 1 });
     await store.collection(Collections.petMedia).createIndex('pet_id');
   },
-  async apply(recorded, store) {
-    if (recorded.type === 'PetAnalysed') {
-      const analysed = recorded.data as unknown as PetAnalysed['data'];
+  async apply(event, store) {
+    if (event.type === 'PetAnalysed') {
+      const analysed = event.data;
       const pets = store.collection<PetDoc>(Collections.pets);
       const doc = await pets.get(analysed.pet_id);
-      if (doc) await pets.upsert({ ...doc, ...petFieldsOf(analysed) }, recorded.position);
+      if (doc) await pets.upsert({ ...doc, ...petFieldsOf(analysed) }, event.position);
       return;
     }
-    if (recorded.type === 'BcsReviewRequested') return;
-    if (recorded.type === 'BcsReviewed') {
+    if (event.type === 'BcsReviewRequested') return;
+    if (event.type === 'BcsReviewed') {
       // Only while the reviewed score is still the pet's latest (a newer analysis wins).
-      const reviewed = recorded.data as unknown as BcsReviewed['data'];
+      const reviewed = event.data;
       const fields = bcsCorrectionFields(reviewed);
       const pets = store.collection<PetDoc>(Collections.pets);
       const doc = fields ? await pets.get(reviewed.pet_id) : null;
       const newer = doc?.body_condition_score_timestamp != null && doc.body_condition_score_timestamp > reviewed.requested_at;
-      if (doc && fields && !newer) await pets.upsert({ ...doc, ...fields }, recorded.position);
+      if (doc && fields && !newer) await pets.upsert({ ...doc, ...fields }, event.position);
       return;
     }
-    const event = recorded as unknown as PetEvent;
     const pets = store.collection<PetDoc>(Collections.pets);
     const media = store.collection<PetMediaDoc>(Collections.petMedia);
     switch (event.type) {
@@ -70,32 +69,32 @@ export const petsProjection = defineProjection({
             created_at: event.data.registered_at,
             updated_at: event.data.registered_at,
           },
-          recorded.position,
+          event.position,
         );
         return;
       }
       case 'PetUpdated': {
         const doc = await pets.get(event.data.pet_id);
-        if (doc) await pets.upsert({ ...doc, ...profileFields(event.data.changes), updated_at: event.data.updated_at }, recorded.position);
+        if (doc) await pets.upsert({ ...doc, ...profileFields(event.data.changes), updated_at: event.data.updated_at }, event.position);
         return;
       }
       case 'PetRemoved': {
-        await pets.delete(event.data.pet_id, recorded.position);
-        for (const item of await media.find({ pet_id: event.data.pet_id })) await media.delete(item._id, recorded.position);
+        await pets.delete(event.data.pet_id, event.position);
+        for (const item of await media.find({ pet_id: event.data.pet_id })) await media.delete(item._id, event.position);
         return;
       }
       case 'PetPhotosAdded':
         for (const [index, item] of event.data.media.entries()) {
-          await media.upsert(mediaDoc(item, event.data.pet_id, event.data.account_id, recorded.position, index), recorded.position);
+          await media.upsert(mediaDoc(item, event.data.pet_id, event.data.account_id, event.position, index), event.position);
         }
         return;
       case 'PetVideoAdded':
       case 'PetPortraitAdded':
-        await media.upsert(mediaDoc(event.data.media, event.data.pet_id, event.data.account_id, recorded.position, 0), recorded.position);
+        await media.upsert(mediaDoc(event.data.media, event.data.pet_id, event.data.account_id, event.position, 0), event.position);
         return;
       case 'PetMediaReviewed': {
         const doc = await media.get(event.data.media_id);
-        if (doc) await media.upsert({ ...doc, review_status: event.data.review_status }, recorded.position);
+        if (doc) await media.upsert({ ...doc, review_status: event.data.review_status }, event.position);
         return;
       }
     }

@@ -1,17 +1,16 @@
 import { Collections, type RespiratoryRateDoc } from '../contracts/read-models.ts';
-import type { RespiratoryRateEvent } from '../domain/pet-analyses/respiratory-rate.ts';
+import { respiratoryRateEvents } from '../domain/pet-analyses/respiratory-rate.ts';
 import { defineProjection } from './projection.ts';
 
 /** Respiratory-rate readings, one document per result stream, following its status. */
 export const respiratoryRatesProjection = defineProjection({
   name: 'respiratory-rates',
   collections: [Collections.respiratoryRates],
-  streamPrefixes: ['respiratoryrate-'],
+  streams: [respiratoryRateEvents],
   async setup(store) {
     await store.collection(Collections.respiratoryRates).createIndex('pet_id');
   },
-  async apply(recorded, store) {
-    const event = recorded as unknown as RespiratoryRateEvent;
+  async apply(event, store) {
     const results = store.collection<RespiratoryRateDoc>(Collections.respiratoryRates);
     if (event.type === 'RespiratoryRateRequested') {
       const { data } = event;
@@ -31,7 +30,7 @@ export const respiratoryRatesProjection = defineProjection({
           requested_at: data.requested_at,
           generated_at: null,
         },
-        recorded.position,
+        event.position,
       );
       return;
     }
@@ -39,7 +38,7 @@ export const respiratoryRatesProjection = defineProjection({
     if (!doc) return;
     switch (event.type) {
       case 'RespiratoryRateProcessing':
-        await results.upsert({ ...doc, status: 'processing' }, recorded.position);
+        await results.upsert({ ...doc, status: 'processing' }, event.position);
         return;
       case 'RespiratoryRateCompleted':
         await results.upsert(
@@ -52,11 +51,11 @@ export const respiratoryRatesProjection = defineProjection({
             reasons: event.data.reasons,
             generated_at: event.data.generated_at,
           },
-          recorded.position,
+          event.position,
         );
         return;
       case 'RespiratoryRateFailed':
-        await results.upsert({ ...doc, status: 'failed', failure_reason: event.data.reason, generated_at: event.data.failed_at }, recorded.position);
+        await results.upsert({ ...doc, status: 'failed', failure_reason: event.data.reason, generated_at: event.data.failed_at }, event.position);
         return;
     }
   },

@@ -5,10 +5,13 @@ import type { NewEvent } from '../infrastructure/event-store/port.ts';
 import { sqliteEventStore } from '../infrastructure/event-store/sqlite.ts';
 import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
 import type { Doc } from '../infrastructure/read-store/port.ts';
+import type { Event } from '../domain/decider.ts';
+import { streamEvents } from '../domain/stream-events.ts';
 import { defineProjection } from './projection.ts';
 import { projectToHead, startProjections } from './runner.ts';
 
 type Tally = Doc & { count: number; last: string | null };
+const tallyEvents = streamEvents<Event<'Counted', { n: number }>>('tally', { Counted: true });
 
 const event = (n: number): NewEvent => ({
   id: randomUUID(),
@@ -21,7 +24,7 @@ const event = (n: number): NewEvent => ({
 const tallyProjection = defineProjection({
   name: 'tally',
   collections: ['tallies'],
-  streamPrefixes: ['tally-'],
+  streams: [tallyEvents],
   async apply(recorded, store) {
     const tallies = store.collection<Tally>('tallies');
     const total = (await tallies.get('total')) ?? { _id: 'total', count: 0, last: null };
@@ -40,7 +43,7 @@ describe('projection runner', () => {
     const flaky = defineProjection({
       name: 'flaky',
       collections: ['flaky_docs'],
-      streamPrefixes: ['tally-'],
+      streams: [tallyEvents],
       async apply(recorded, store) {
         await store.collection('flaky_docs').upsert({ _id: String(recorded.data.n) }, recorded.position);
         if (recorded.data.n === 5 && attemptsAtFive++ === 0) throw new Error('transient');

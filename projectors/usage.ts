@@ -1,4 +1,8 @@
 import { Collections, type UsageKind, type UsageRecordDoc } from '../contracts/read-models.ts';
+import { favouriteEvents } from '../domain/favourites/favourite.ts';
+import { imageEvents } from '../domain/images/image.ts';
+import { petEvents } from '../domain/pets/pet.ts';
+import { voteEvents } from '../domain/votes/vote.ts';
 import { defineProjection } from './projection.ts';
 
 /**
@@ -20,7 +24,7 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 export const usageProjection = defineProjection({
   name: 'usage',
   collections: [Collections.usageRecords],
-  streamPrefixes: ['vote-', 'favourite-', 'image-', 'pet-'],
+  streams: [voteEvents, favouriteEvents, imageEvents, petEvents],
   async setup(store) {
     // GET /accounts/usage: the account's records created in a date window.
     await store.collection(Collections.usageRecords).createIndex({ account_id: 1, created_at: 1 });
@@ -28,7 +32,7 @@ export const usageProjection = defineProjection({
   async apply(recorded, store) {
     const creation = CREATIONS[recorded.type];
     if (!creation) return;
-    const data = recorded.data;
+    const data: Record<string, unknown> = recorded.data;
     // A child image cropped by auto-crop is not an upload (nor charged to the quota).
     if (recorded.type === 'ImageUploaded' && data.parent_image_id) return;
     const id = creation.id(data);

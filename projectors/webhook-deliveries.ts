@@ -1,5 +1,5 @@
 import { Collections, type WebhookDeliveryDoc } from '../contracts/read-models.ts';
-import type { DeliveryOpening, WebhookDeliveryEvent } from '../domain/webhooks/delivery.ts';
+import { webhookDeliveryEvents, type DeliveryOpening } from '../domain/webhooks/delivery.ts';
 import { defineProjection } from './projection.ts';
 
 const opened = (data: DeliveryOpening): WebhookDeliveryDoc => ({
@@ -22,7 +22,7 @@ const opened = (data: DeliveryOpening): WebhookDeliveryDoc => ({
 export const webhookDeliveriesProjection = defineProjection({
   name: 'webhook_deliveries',
   collections: [Collections.webhookDeliveries],
-  streamPrefixes: ['webhookdelivery-'],
+  streams: [webhookDeliveryEvents],
   async setup(store) {
     const deliveries = store.collection(Collections.webhookDeliveries);
     // GET /webhooks/{id}/deliveries newest first, all or of one status; the dispatcher's pending
@@ -32,18 +32,17 @@ export const webhookDeliveriesProjection = defineProjection({
     await deliveries.createIndex({ status: 1, next_attempt_at: 1 });
     await deliveries.createIndex({ updated_at: 1 });
   },
-  async apply(recorded, store) {
-    const event = recorded as unknown as WebhookDeliveryEvent;
+  async apply(event, store) {
     const deliveries = store.collection<WebhookDeliveryDoc>(Collections.webhookDeliveries);
-    const at = recorded.metadata.timestamp;
+    const at = event.metadata.timestamp;
     const update = async (change: (doc: WebhookDeliveryDoc) => Partial<WebhookDeliveryDoc>, first?: DeliveryOpening) => {
       // A delivery attempted straight from the bus: its first outcome opens the stream.
       const doc = first ? opened(first) : await deliveries.get(event.data.delivery_id);
-      if (doc) await deliveries.upsert({ ...doc, ...change(doc), updated_at: at }, recorded.position);
+      if (doc) await deliveries.upsert({ ...doc, ...change(doc), updated_at: at }, event.position);
     };
     switch (event.type) {
       case 'WebhookDeliveryScheduled':
-        await deliveries.upsert(opened(event.data), recorded.position);
+        await deliveries.upsert(opened(event.data), event.position);
         return;
       case 'WebhookDeliveryAttempted': {
         const { attempt, started_at, duration_ms, status_code, error, outcome } = event.data;

@@ -1,24 +1,23 @@
 import { Collections, type WebhookDoc } from '../contracts/read-models.ts';
-import type { WebhookEndpointEvent } from '../domain/webhooks/endpoint.ts';
+import { webhookEndpointEvents } from '../domain/webhooks/endpoint.ts';
 import { defineProjection } from './projection.ts';
 
 /** Webhook endpoints per account (what GET /webhooks lists and the dispatcher matches events against). */
 export const webhooksProjection = defineProjection({
   name: 'webhooks',
   collections: [Collections.webhooks],
-  streamPrefixes: ['webhook-'],
+  streams: [webhookEndpointEvents],
   async setup(store) {
     // GET /webhooks (the account's, oldest first); the dispatcher's enabled ones of an account; the ops page's disabled ones.
     await store.collection(Collections.webhooks).createIndex({ account_id: 1, created_at: 1, _id: 1 });
     await store.collection(Collections.webhooks).createIndex({ account_id: 1, status: 1 });
     await store.collection(Collections.webhooks).createIndex({ status: 1, disabled_at: 1 });
   },
-  async apply(recorded, store) {
-    const event = recorded as unknown as WebhookEndpointEvent;
+  async apply(event, store) {
     const webhooks = store.collection<WebhookDoc>(Collections.webhooks);
     const update = async (change: (doc: WebhookDoc) => Partial<WebhookDoc>) => {
       const doc = await webhooks.get(event.data.webhook_id);
-      if (doc) await webhooks.upsert({ ...doc, ...change(doc) }, recorded.position);
+      if (doc) await webhooks.upsert({ ...doc, ...change(doc) }, event.position);
     };
     switch (event.type) {
       case 'WebhookEndpointRegistered':
@@ -38,7 +37,7 @@ export const webhooksProjection = defineProjection({
             disabled_at: null,
             secret_rotated_at: null,
           },
-          recorded.position,
+          event.position,
         );
         return;
       case 'WebhookSecretRotated':
@@ -50,7 +49,7 @@ export const webhooksProjection = defineProjection({
       case 'WebhookDisabled':
         return update(() => ({ status: 'disabled', disabled_at: event.data.disabled_at }));
       case 'WebhookEndpointDeleted':
-        await webhooks.delete(event.data.webhook_id, recorded.position);
+        await webhooks.delete(event.data.webhook_id, event.position);
         return;
     }
   },

@@ -22,7 +22,7 @@ const strict = { additionalProperties: false } as const;
 
 /** A union of string literals that keeps the literal types. */
 const literals = <const T extends readonly string[]>(values: T) =>
-  Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<TLiteral<T[number]>[]>;
+  Type.Union(values.map((value) => Type.Literal(value))) as TUnion<TLiteral<T[number]>[]>;
 
 const NonEmpty = Type.String({ minLength: 1 });
 const Url = Type.String({ pattern: '^https?://[^\\s]+$' });

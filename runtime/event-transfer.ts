@@ -76,12 +76,13 @@ export const importLines = async (
     const expected = nextRevision.get(line.stream) ?? 0n;
     if (revision !== expected) throw new ImportError(`line ${lineNumber}: ${line.stream} revision ${revision}, expected ${expected}`);
     nextRevision.set(line.stream, revision + 1n);
-    const current = run as { stream: string; first: bigint; events: NewEvent[] } | null;
+    let current = run as { stream: string; first: bigint; events: NewEvent[] } | null;
     if (!current || current.stream !== line.stream || current.events.length >= MAX_APPEND) {
       await flush();
-      run = { stream: line.stream, first: revision, events: [] };
+      current = { stream: line.stream, first: revision, events: [] };
+      run = current;
     }
-    (run as unknown as { events: NewEvent[] }).events.push({ id: line.id, type: line.type, data: line.data, metadata: line.metadata });
+    current.events.push({ id: line.id, type: line.type, data: line.data, metadata: line.metadata });
   }
   await flush();
   return { events: count, streams: nextRevision.size, redacted };

@@ -115,7 +115,7 @@ export const recordOnDelivery = (
     try {
       const result = await eventStore.append(
         webhookDeliveryStream(delivery.id),
-        events.map((event) => ({ id: newEventId(), type: event.type, data: event.data as unknown as Record<string, unknown>, metadata })),
+        events.map((event) => ({ id: newEventId(), type: event.type, data: event.data as Record<string, unknown>, metadata })),
         { expectedRevision: known.revision ?? 'no_stream' },
       );
       known.revision = result.nextRevision;

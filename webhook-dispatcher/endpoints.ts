@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { webhookEndpointDecider } from '../domain/webhooks/decide.ts';
-import { webhookStream, type WebhookEndpointEvent, type WebhookEndpointState } from '../domain/webhooks/endpoint.ts';
+import { webhookEndpointEvents, webhookStream, type WebhookEndpointState } from '../domain/webhooks/endpoint.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../infrastructure/event-store/port.ts';
+import { isFrom } from '../infrastructure/event-store/recorded.ts';
 
 const STREAM_PREFIX = webhookStream('');
 
@@ -29,7 +30,7 @@ export const startEndpointTable = async (eventStore: EventStore, logger: Logger)
 
   const apply = (cached: Cached, event: RecordedEvent) => {
     if (event.revision <= cached.revision) return;
-    cached.state = webhookEndpointDecider.evolve(cached.state, event as unknown as WebhookEndpointEvent);
+    if (isFrom(webhookEndpointEvents, event)) cached.state = webhookEndpointDecider.evolve(cached.state, event);
     cached.revision = event.revision;
   };
 

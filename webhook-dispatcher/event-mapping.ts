@@ -1,18 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { VoteCast } from '../domain/votes/vote.ts';
-import type { FavouriteAdded } from '../domain/favourites/favourite.ts';
+import type { Event } from '../domain/decider.ts';
+import { onlyTypes, type StreamEvents } from '../domain/stream-events.ts';
+import { voteEvents } from '../domain/votes/vote.ts';
+import { favouriteEvents } from '../domain/favourites/favourite.ts';
 import type { WebhookTopic } from '../domain/webhooks/topics.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/port.ts';
+import { isFrom, type Recorded } from '../infrastructure/event-store/recorded.ts';
 import { topicFor } from '../infrastructure/bus/envelope.ts';
 import { voteFromCast } from '../contracts/votes.ts';
 import { favouriteResource } from '../contracts/favourites.ts';
-import type { ImageLabelled, ImageUploaded, ImageValidated } from '../domain/images/image.ts';
+import { imageEvents } from '../domain/images/image.ts';
 import { imageWebhookResource, processedWebhookResource, labelledWebhookResource } from '../contracts/image-webhooks.ts';
 import { respiratoryRateResource } from '../contracts/respiratory-rate.ts';
 import { unknownImage } from '../contracts/image-resource.ts';
 import type { EmbeddedImages } from '../http/image-views.ts';
-import { RESPIRATORY_RATE_CATEGORY, type RespiratoryRateCompleted } from '../domain/pet-analyses/respiratory-rate.ts';
-import { BCS_REVIEW_CATEGORY, bcsReviewViewOf, type BcsReviewEvent, type BcsReviewRequested } from '../domain/pet-analyses/bcs-review.ts';
+import { respiratoryRateEvents } from '../domain/pet-analyses/respiratory-rate.ts';
+import { bcsReviewEvents, bcsReviewViewOf } from '../domain/pet-analyses/bcs-review.ts';
 
 /**
  * Which domain event becomes which webhook event, in one table. A row names the domain event
@@ -34,76 +37,83 @@ export type WebhookEventMapping = {
   countryCode?: (event: RecordedEvent) => string | null;
 };
 
-const dataOf = <E extends { data: object }>(event: RecordedEvent) => event.data as unknown as E['data'];
+/** What a row says about one domain event, on that event typed. */
+type Row<E extends Event> = {
+  webhookEvent: WebhookTopic;
+  accountId: (event: Recorded<E>) => string | null;
+  resource: (event: Recorded<E>, publicBaseUrl: string, images: EmbeddedImages) => Record<string, unknown>;
+  embedsImage?: (event: Recorded<E>) => string;
+  countryCode?: (event: Recorded<E>) => string | null;
+};
+
+/**
+ * The mapping of `domainEvent` of an aggregate's streams: the row's functions receive that event
+ * typed. An event that is not one (another stream's event of the same name) has no account, so it
+ * is never delivered.
+ */
+const mapped = <E extends Event, T extends E['type']>(stream: StreamEvents<E>, domainEvent: T, row: Row<Extract<E, { type: T }>>): WebhookEventMapping => {
+  const events = onlyTypes(stream, domainEvent);
+  const typed = (event: RecordedEvent) => {
+    if (isFrom(events, event)) return event;
+    throw new Error(`${event.type} of ${event.streamName} is not a ${domainEvent} of ${stream.category}`);
+  };
+  return {
+    domainEvent,
+    topic: topicFor(stream.category),
+    webhookEvent: row.webhookEvent,
+    accountId: (event) => (isFrom(events, event) ? row.accountId(event) : null),
+    resource: (event, publicBaseUrl, images) => row.resource(typed(event), publicBaseUrl, images),
+    ...(row.embedsImage ? { embedsImage: (event: RecordedEvent) => row.embedsImage!(typed(event)) } : {}),
+    ...(row.countryCode ? { countryCode: (event: RecordedEvent) => row.countryCode!(typed(event)) } : {}),
+  };
+};
 
 export const WEBHOOK_EVENT_MAPPINGS: readonly WebhookEventMapping[] = [
-  {
-    domainEvent: 'VoteCast',
-    topic: topicFor('vote'),
+  mapped(voteEvents, 'VoteCast', {
     webhookEvent: 'vote.created',
-    accountId: (event) => dataOf<VoteCast>(event).account_id,
-    embedsImage: (event) => dataOf<VoteCast>(event).image_id,
-    resource: (event, _baseUrl, images) => {
-      const vote = dataOf<VoteCast>(event);
-      return voteFromCast(vote, images.get(vote.account_id, vote.image_id));
-    },
-    countryCode: (event) => dataOf<VoteCast>(event).country_code,
-  },
-  {
-    domainEvent: 'FavouriteAdded',
-    topic: topicFor('favourite'),
+    accountId: (event) => event.data.account_id,
+    embedsImage: (event) => event.data.image_id,
+    resource: (event, _baseUrl, images) => voteFromCast(event.data, images.get(event.data.account_id, event.data.image_id)),
+    countryCode: (event) => event.data.country_code,
+  }),
+  mapped(favouriteEvents, 'FavouriteAdded', {
     webhookEvent: 'favourite.created',
-    accountId: (event) => dataOf<FavouriteAdded>(event).account_id,
-    embedsImage: (event) => dataOf<FavouriteAdded>(event).image_id,
-    resource: (event, _baseUrl, images) => {
-      const favourite = dataOf<FavouriteAdded>(event);
-      return favouriteResource(favourite, { image: images.get(favourite.account_id, favourite.image_id) });
-    },
-    countryCode: (event) => dataOf<FavouriteAdded>(event).country_code,
-  },
-  {
-    domainEvent: 'ImageUploaded',
-    topic: topicFor('image'),
+    accountId: (event) => event.data.account_id,
+    embedsImage: (event) => event.data.image_id,
+    resource: (event, _baseUrl, images) => favouriteResource(event.data, { image: images.get(event.data.account_id, event.data.image_id) }),
+    countryCode: (event) => event.data.country_code,
+  }),
+  mapped(imageEvents, 'ImageUploaded', {
     webhookEvent: 'image.uploaded',
-    accountId: (event) => dataOf<ImageUploaded>(event).account_id,
-    resource: (event, publicBaseUrl) => imageWebhookResource(dataOf<ImageUploaded>(event), publicBaseUrl),
-  },
-  {
-    domainEvent: 'ImageValidated',
-    topic: topicFor('image'),
+    accountId: (event) => event.data.account_id,
+    resource: (event, publicBaseUrl) => imageWebhookResource(event.data, publicBaseUrl),
+  }),
+  mapped(imageEvents, 'ImageValidated', {
     webhookEvent: 'image.processed',
-    accountId: (event) => dataOf<ImageValidated>(event).account_id,
-    resource: (event) => processedWebhookResource(dataOf<ImageValidated>(event)),
-  },
-  {
-    domainEvent: 'ImageLabelled',
-    topic: topicFor('image'),
+    accountId: (event) => event.data.account_id,
+    resource: (event) => processedWebhookResource(event.data),
+  }),
+  mapped(imageEvents, 'ImageLabelled', {
     webhookEvent: 'image.labels_created',
-    accountId: (event) => dataOf<ImageLabelled>(event).account_id,
-    resource: (event) => labelledWebhookResource(dataOf<ImageLabelled>(event)),
-  },
-  {
-    domainEvent: 'RespiratoryRateCompleted',
-    topic: topicFor(RESPIRATORY_RATE_CATEGORY),
+    accountId: (event) => event.data.account_id,
+    resource: (event) => labelledWebhookResource(event.data),
+  }),
+  mapped(respiratoryRateEvents, 'RespiratoryRateCompleted', {
     webhookEvent: 'pet.respiratory_rate.completed',
-    accountId: (event) => dataOf<RespiratoryRateCompleted>(event).account_id,
-    resource: (event) => respiratoryRateResource(dataOf<RespiratoryRateCompleted>(event)),
-  },
+    accountId: (event) => event.data.account_id,
+    resource: (event) => respiratoryRateResource(event.data),
+  }),
   // pet.bcs.*: the review (it carries the pet's sub_id and external_owner_id).
-  {
-    domainEvent: 'BcsReviewRequested',
-    topic: topicFor(BCS_REVIEW_CATEGORY),
+  mapped(bcsReviewEvents, 'BcsReviewRequested', {
     webhookEvent: 'pet.bcs.review_requested',
-    accountId: (event) => dataOf<BcsReviewRequested>(event).account_id,
-    resource: (event) => bcsReviewViewOf(event as unknown as BcsReviewEvent),
-  },
-  {
-    domainEvent: 'BcsReviewed',
-    topic: topicFor(BCS_REVIEW_CATEGORY),
+    accountId: (event) => event.data.account_id,
+    resource: (event) => bcsReviewViewOf(event),
+  }),
+  mapped(bcsReviewEvents, 'BcsReviewed', {
     webhookEvent: 'pet.bcs.reviewed',
-    accountId: (event) => dataOf<BcsReviewRequested>(event).account_id,
-    resource: (event) => bcsReviewViewOf(event as unknown as BcsReviewEvent),
-  },
+    accountId: (event) => event.data.account_id,
+    resource: (event) => bcsReviewViewOf(event),
+  }),
 ];
 
 export const mappingFor = (domainEventType: string): WebhookEventMapping | undefined =>

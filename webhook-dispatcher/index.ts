@@ -8,9 +8,9 @@ import type { Resolve } from '../infrastructure/webhooks/target-policy.ts';
 import { fromBusMessage, topicFor } from '../infrastructure/bus/envelope.ts';
 import { Collections, type WebhookDeliveryDoc } from '../contracts/read-models.ts';
 import { DELIVERY_TIMEOUT_MS } from '../domain/webhooks/policy.ts';
-import type { WebhookDeliveryEvent } from '../domain/webhooks/delivery.ts';
-import type { WebhookDisabled } from '../domain/webhooks/endpoint.ts';
-import type { WebhookRedeliveryRequested } from '../domain/webhooks/delivery.ts';
+import { webhookDeliveryEvents } from '../domain/webhooks/delivery.ts';
+import { webhookEndpointEvents } from '../domain/webhooks/endpoint.ts';
+import { decodeAll, isFromAny } from '../infrastructure/event-store/recorded.ts';
 import { createHttpDelivery } from './http-delivery.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
 import { runAttempt } from './attempt.ts';
@@ -156,7 +156,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
         const stream = webhookDeliveryStream(opening.delivery_id);
         const recorded = stored.has(stream) ? await deps.eventStore.readStream(stream) : [];
         if (recorded.length > 0) {
-          const state = foldEvents(webhookDeliveryDecider, recorded as unknown as WebhookDeliveryEvent[]);
+          const state = foldEvents(webhookDeliveryDecider, decodeAll(webhookDeliveryEvents, recorded));
           if (state.status === 'pending') {
             const found = newDelivery({ id: opening.delivery_id, webhookId: opening.webhook_id, accountId: opening.account_id, known: { state, revision: recorded[recorded.length - 1].revision } });
             scheduler.enqueue(found, state.nextAttemptAt ? Date.parse(state.nextAttemptAt) : 0);
@@ -226,12 +226,13 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
       topics: [topicFor('webhook'), topicFor('webhookdelivery')],
       handle: async (message) => {
         const event = fromBusMessage(message);
+        if (!isFromAny([webhookEndpointEvents, webhookDeliveryEvents], event)) return;
         if (event.type === 'WebhookDisabled') {
-          const data = event.data as unknown as WebhookDisabled['data'];
+          const data = event.data;
           const notice = await sendDisabledNotice(data, deps);
           logger.warn({ webhook_id: data.webhook_id, account_id: data.account_id, mailed: notice.sent, reason: notice.reason }, 'webhook endpoint disabled');
         } else if (event.type === 'WebhookRedeliveryRequested') {
-          const data = event.data as unknown as WebhookRedeliveryRequested['data'];
+          const data = event.data;
           // Not held (or it stays in the store for the sweep): read from its stream when it comes up.
           scheduler.enqueue(newDelivery({ id: data.delivery_id, webhookId: data.webhook_id, accountId: data.account_id }));
         }

@@ -1,6 +1,7 @@
 import { DomainError } from '../../domain/errors.ts';
-import { imageStream, type ImageEvent, type ImageLabelled, type ImageUploaded, type ImageValidated } from '../../domain/images/image.ts';
+import { imageEvents, imageStream, type ImageEvent, type ImageLabelled, type ImageUploaded, type ImageValidated } from '../../domain/images/image.ts';
 import type { EventStore } from '../../infrastructure/event-store/port.ts';
+import { decodeAll } from '../../infrastructure/event-store/recorded.ts';
 import type { UploadedImage } from '../../contracts/image-uploads.ts';
 
 const POLL_MS = 100;
@@ -9,7 +10,7 @@ type Folded = { uploaded: ImageUploaded['data']; validated: ImageValidated['data
 
 const readImage = async (store: EventStore, imageId: string): Promise<Folded | null> => {
   const recorded = await store.readStream(imageStream(imageId));
-  const events = recorded as unknown as ImageEvent[];
+  const events: ImageEvent[] = decodeAll(imageEvents, recorded);
   const uploaded = events.find((event): event is ImageUploaded => event.type === 'ImageUploaded');
   if (!uploaded) return null;
   return {

@@ -1,9 +1,11 @@
 import { favouriteClaimDecider, favouriteDecider } from '../../domain/favourites/decide.ts';
 import { favouriteClaimStream } from '../../domain/favourites/claim.ts';
-import { favouriteStream, type FavouriteAdded, type FavouriteState } from '../../domain/favourites/favourite.ts';
+import { favouriteEvents, favouriteStream, type FavouriteAdded, type FavouriteState } from '../../domain/favourites/favourite.ts';
+import { onlyTypes } from '../../domain/stream-events.ts';
 import { DomainError, isDomainError } from '../../domain/errors.ts';
 import { handleCommand, stateOf, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/port.ts';
+import { decodeAll } from '../../infrastructure/event-store/recorded.ts';
 import { sha256 } from '../../infrastructure/ids.ts';
 import { withFreshNumericId } from './fresh-id.ts';
 
@@ -71,7 +73,7 @@ export const addFavourite = async (store: EventStore, input: AddFavouriteInput, 
 export const deleteFavourite = async (store: EventStore, favouriteId: number, accountId: string, context: CommandContext) => {
   const stream = favouriteStream(favouriteId);
   const result = await handleCommand(store, stream, favouriteDecider, { type: 'DeleteFavourite', account_id: accountId, now: new Date().toISOString() }, context);
-  const [added] = (await store.readStream(stream, { maxCount: 1 })) as unknown as FavouriteAdded[];
+  const [added] = decodeAll(onlyTypes(favouriteEvents, 'FavouriteAdded'), await store.readStream(stream, { maxCount: 1 }));
   const released = await handleCommand(
     store,
     favouriteClaimStream(claimKey(added.data.account_id, added.data.sub_id, added.data.image_id)),

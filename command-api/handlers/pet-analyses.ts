@@ -1,10 +1,10 @@
 import { DomainError } from '../../domain/errors.ts';
 import {
   petAnalysisDecider,
+  petAnalysisEvents,
   petAnalysisStream,
   type AnalysisKind,
   type AnalysisResult,
-  type PetAnalysisEvent,
   type PetAnalysisRequested,
   type PortraitOptions,
 } from '../../domain/pet-analyses/analysis.ts';
@@ -12,6 +12,7 @@ import { POSES_NEEDED, type BodyConditionRequestInputs } from '../../domain/pet-
 import { monthsBetween, petAgeMonthsAt } from '../../domain/pets/rules.ts';
 import { handleCommand, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/port.ts';
+import { decodeAll } from '../../infrastructure/event-store/recorded.ts';
 import { randomId } from '../../infrastructure/ids.ts';
 import { loadOwnedPet } from './pets.ts';
 
@@ -72,9 +73,8 @@ export const requestAnalysis = async (
 
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const events = await store.readStream(stream);
-    for (const event of events) {
-      const typed = event as unknown as PetAnalysisEvent & { position: bigint };
+    const events = decodeAll(petAnalysisEvents, await store.readStream(stream));
+    for (const typed of events) {
       if (typed.type === 'PetAnalysed') {
         const { analysis_id: _a, pet_id: _p, account_id: _c, ...outcome } = typed.data;
         return { outcome: outcome as AnalysisResult, position: typed.position, analysisId: request.analysis_id };

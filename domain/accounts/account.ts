@@ -1,5 +1,6 @@
 import type { Event } from '../decider.ts';
 import type { Feature } from './features.ts';
+import { streamEvents } from '../stream-events.ts';
 
 export const accountStream = (accountId: string): string => `account-${accountId}`;
 
@@ -30,6 +31,9 @@ export type AccountEvent =
   | CapabilitySwitchedOff
   | CapabilitySwitchedOn
   | PlanChanged;
+
+/** The events of `account-…` streams, told apart where they are read back. */
+export const accountEvents = streamEvents<AccountEvent>('account', { AccountOpened: true, ApiKeyIssued: true, ApiKeyRevoked: true, AccountDeactivated: true, FeaturesGranted: true, FeaturesRevoked: true, CapabilitySwitchedOff: true, CapabilitySwitchedOn: true, PlanChanged: true });
 
 export type AccountState = {
   status: 'none' | 'active' | 'inactive';

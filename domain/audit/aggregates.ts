@@ -1,22 +1,36 @@
-import type { Decider, Event } from '../decider.ts';
+import { foldEvents, type Decider, type Event } from '../decider.ts';
+import type { StreamEvents } from '../stream-events.ts';
 import { accountDecider } from '../accounts/decide.ts';
+import { accountEvents } from '../accounts/account.ts';
 import { voteDecider } from '../votes/decide.ts';
+import { voteEvents } from '../votes/vote.ts';
 import { favouriteClaimDecider, favouriteDecider } from '../favourites/decide.ts';
+import { favouriteEvents } from '../favourites/favourite.ts';
+import { favouriteClaimEvents } from '../favourites/claim.ts';
 import { webhookDeliveryDecider, webhookEndpointDecider, webhookRegistryDecider } from '../webhooks/decide.ts';
+import { webhookEndpointEvents } from '../webhooks/endpoint.ts';
+import { webhookRegistryEvents } from '../webhooks/registry.ts';
+import { webhookDeliveryEvents } from '../webhooks/delivery.ts';
 import { referenceDecider } from '../reference-data/decide.ts';
-import { referenceImportDecider } from '../reference-data/import.ts';
-import { REFERENCE_KIND_LIST } from '../reference-data/record.ts';
+import { referenceImportDecider, referenceImportEvents } from '../reference-data/import.ts';
+import { REFERENCE_KIND_LIST, referenceEvents } from '../reference-data/record.ts';
 import { imageDecider } from '../images/decide.ts';
-import { quotaDecider } from '../quota/quota.ts';
+import { imageEvents } from '../images/image.ts';
+import { quotaDecider, quotaEvents } from '../quota/quota.ts';
 import { petDecider } from '../pets/decide.ts';
-import { petAnalysisDecider } from '../pet-analyses/analysis.ts';
-import { respiratoryRateDecider } from '../pet-analyses/respiratory-rate.ts';
-import { bcsReviewDecider } from '../pet-analyses/bcs-review.ts';
+import { petEvents } from '../pets/pet.ts';
+import { petAnalysisDecider, petAnalysisEvents } from '../pet-analyses/analysis.ts';
+import { respiratoryRateDecider, respiratoryRateEvents } from '../pet-analyses/respiratory-rate.ts';
+import { bcsReviewDecider, bcsReviewEvents } from '../pet-analyses/bcs-review.ts';
 
-/** What a point-in-time state needs of a decider: its own fold. */
-export type Fold = Pick<Decider<unknown, never, Event>, 'evolve' | 'initialState'>;
+/** What a point-in-time state needs of a decider: its own fold, over the events of its streams. */
+export type Fold = { initialState: () => unknown; stateAfter: (events: readonly Event[]) => unknown };
 
-const fold = <S, C, E extends Event>(decider: Decider<S, C, E>): Fold => decider as unknown as Fold;
+/** An event of another type than the aggregate's (none is written by its decider) is passed over. */
+const fold = <S, C, E extends Event>(decider: Decider<S, C, E>, events: StreamEvents<E>): Fold => ({
+  initialState: decider.initialState,
+  stateAfter: (all) => foldEvents(decider, all.filter((event): event is E => events.isType(event.type))),
+});
 
 /**
  * The decider of every stream category (`vote-123` → `vote`): an auditor's point-in-time state is
@@ -24,21 +38,21 @@ const fold = <S, C, E extends Event>(decider: Decider<S, C, E>): Fold => decider
  * A new aggregate joins by adding its category here (the unit test checks every decider is listed).
  */
 export const AGGREGATE_FOLDS: Readonly<Record<string, Fold>> = {
-  account: fold(accountDecider),
-  vote: fold(voteDecider),
-  favourite: fold(favouriteDecider),
-  favouriteclaim: fold(favouriteClaimDecider),
-  webhook: fold(webhookEndpointDecider),
-  webhookregistry: fold(webhookRegistryDecider),
-  webhookdelivery: fold(webhookDeliveryDecider),
-  referencedata: fold(referenceImportDecider),
-  image: fold(imageDecider),
-  quota: fold(quotaDecider),
-  pet: fold(petDecider),
-  petanalysis: fold(petAnalysisDecider),
-  respiratoryrate: fold(respiratoryRateDecider),
-  bcsreview: fold(bcsReviewDecider),
-  ...Object.fromEntries(REFERENCE_KIND_LIST.map((kind) => [kind, fold(referenceDecider(kind))])),
+  account: fold(accountDecider, accountEvents),
+  vote: fold(voteDecider, voteEvents),
+  favourite: fold(favouriteDecider, favouriteEvents),
+  favouriteclaim: fold(favouriteClaimDecider, favouriteClaimEvents),
+  webhook: fold(webhookEndpointDecider, webhookEndpointEvents),
+  webhookregistry: fold(webhookRegistryDecider, webhookRegistryEvents),
+  webhookdelivery: fold(webhookDeliveryDecider, webhookDeliveryEvents),
+  referencedata: fold(referenceImportDecider, referenceImportEvents),
+  image: fold(imageDecider, imageEvents),
+  quota: fold(quotaDecider, quotaEvents),
+  pet: fold(petDecider, petEvents),
+  petanalysis: fold(petAnalysisDecider, petAnalysisEvents),
+  respiratoryrate: fold(respiratoryRateDecider, respiratoryRateEvents),
+  bcsreview: fold(bcsReviewDecider, bcsReviewEvents),
+  ...Object.fromEntries(REFERENCE_KIND_LIST.map((kind) => [kind, fold(referenceDecider(kind), referenceEvents(kind))])),
 };
 
 export const foldOf = (category: string): Fold | undefined => (Object.hasOwn(AGGREGATE_FOLDS, category) ? AGGREGATE_FOLDS[category] : undefined);

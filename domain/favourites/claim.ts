@@ -1,4 +1,5 @@
 import type { Event } from '../decider.ts';
+import { streamEvents } from '../stream-events.ts';
 
 /**
  * The uniqueness rule "one favourite per account + sub_id + image" is a stream of its own:
@@ -13,6 +14,9 @@ export type FavouriteClaimed = Event<
 >;
 export type FavouriteReleased = Event<'FavouriteReleased', { favourite_id: number; released_at: string }>;
 export type FavouriteClaimEvent = FavouriteClaimed | FavouriteReleased;
+
+/** The events of `favouriteclaim-…` streams, told apart where they are read back. */
+export const favouriteClaimEvents = streamEvents<FavouriteClaimEvent>('favouriteclaim', { FavouriteClaimed: true, FavouriteReleased: true });
 
 export type ClaimState = { holder: number | null; claimedAt: string | null };
 

@@ -1,4 +1,5 @@
 import type { Event } from '../decider.ts';
+import { streamEvents } from '../stream-events.ts';
 
 export const favouriteStream = (favouriteId: number): string => `favourite-${favouriteId}`;
 
@@ -16,6 +17,9 @@ export type FavouriteAdded = Event<
 >;
 export type FavouriteDeleted = Event<'FavouriteDeleted', { favourite_id: number; account_id: string; deleted_at: string }>;
 export type FavouriteEvent = FavouriteAdded | FavouriteDeleted;
+
+/** The events of `favourite-…` streams, told apart where they are read back. */
+export const favouriteEvents = streamEvents<FavouriteEvent>('favourite', { FavouriteAdded: true, FavouriteDeleted: true });
 
 export type FavouriteState =
   | { status: 'none' }

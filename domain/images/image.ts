@@ -18,6 +18,7 @@
  */
 import type { ImageEmbedding } from './embedding.ts';
 import type { Event } from '../decider.ts';
+import { streamEvents } from '../stream-events.ts';
 
 export const imageStream = (imageId: string): string => `image-${imageId}`;
 
@@ -188,6 +189,9 @@ export type ImageEvent =
   | ImagePublicRequested
   | ImagePublicRequestDecided
   | ImageDeleted;
+
+/** The events of `image-…` streams, told apart where they are read back. */
+export const imageEvents = streamEvents<ImageEvent>('image', { ImageUploaded: true, ImageValidated: true, ImageLabelled: true, ImageBreedTagged: true, ImageBreedUntagged: true, ImagePublicRequested: true, ImagePublicRequestDecided: true, ImageDeleted: true });
 
 export const IMAGE_EVENT_TYPES: readonly ImageEvent['type'][] = [
   'ImageUploaded',

@@ -1,6 +1,7 @@
 import type { Decider, Event } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import type { BodyConditionOutput, BodyConditionRequestInputs, MuscleConditionOutput } from './body-condition-analysis.ts';
+import { streamEvents } from '../stream-events.ts';
 
 /**
  * A photo/record analysis of a pet (weight estimate, age estimate, …) is a stream of its own,
@@ -46,6 +47,9 @@ export type PetAnalysisRequested = Event<
 export type PetAnalysed = Event<'PetAnalysed', { analysis_id: string; pet_id: string; account_id: string } & AnalysisResult>;
 export type PetAnalysisFailed = Event<'PetAnalysisFailed', { analysis_id: string; kind: AnalysisKind; pet_id: string; reason: string; failed_at: string }>;
 export type PetAnalysisEvent = PetAnalysisRequested | PetAnalysed | PetAnalysisFailed;
+
+/** The events of `petanalysis-…` streams, told apart where they are read back. */
+export const petAnalysisEvents = streamEvents<PetAnalysisEvent>(PET_ANALYSIS_CATEGORY, { PetAnalysisRequested: true, PetAnalysed: true, PetAnalysisFailed: true });
 
 export type PetAnalysisState =
   | { status: 'none' }

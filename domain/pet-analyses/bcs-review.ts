@@ -1,5 +1,6 @@
 import type { Decider, Event } from '../decider.ts';
 import { DomainError } from '../errors.ts';
+import { streamEvents } from '../stream-events.ts';
 
 /**
  * A vet review of one body condition score is a stream of its own, `bcsreview-<review id>`; the
@@ -42,6 +43,9 @@ export type BcsDecision = { status: Exclude<BcsReviewStatus, 'pending'>; correct
 export type BcsReviewRequested = Event<'BcsReviewRequested', BcsReviewRequest>;
 export type BcsReviewed = Event<'BcsReviewed', BcsReviewRequest & BcsDecision & { reviewed_at: string }>;
 export type BcsReviewEvent = BcsReviewRequested | BcsReviewed;
+
+/** The events of `bcsreview-…` streams, told apart where they are read back. */
+export const bcsReviewEvents = streamEvents<BcsReviewEvent>(BCS_REVIEW_CATEGORY, { BcsReviewRequested: true, BcsReviewed: true });
 
 export type BcsReviewState =
   | { status: 'none' }

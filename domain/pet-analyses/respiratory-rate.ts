@@ -1,5 +1,6 @@
 import type { Decider, Event } from '../decider.ts';
 import { DomainError } from '../errors.ts';
+import { streamEvents } from '../stream-events.ts';
 
 /**
  * One respiratory-rate reading is a stream of its own, `respiratoryrate-<result id>`:
@@ -45,6 +46,9 @@ export type RespiratoryRateCompleted = Event<
 export type RespiratoryRateFailed = Event<'RespiratoryRateFailed', { result_id: string; reason: string; failed_at: string }>;
 
 export type RespiratoryRateEvent = RespiratoryRateRequested | RespiratoryRateProcessing | RespiratoryRateCompleted | RespiratoryRateFailed;
+
+/** The events of `respiratoryrate-…` streams, told apart where they are read back. */
+export const respiratoryRateEvents = streamEvents<RespiratoryRateEvent>(RESPIRATORY_RATE_CATEGORY, { RespiratoryRateRequested: true, RespiratoryRateProcessing: true, RespiratoryRateCompleted: true, RespiratoryRateFailed: true });
 
 export type RespiratoryRateState =
   | { status: 'none' }

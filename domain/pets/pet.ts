@@ -1,4 +1,5 @@
 import type { Event } from '../decider.ts';
+import { streamEvents } from '../stream-events.ts';
 
 /**
  * A pet is one stream, `pet-<id>`: its profile, and every media record (photos, videos, later
@@ -93,6 +94,9 @@ export type PetMediaReviewed = Event<
 export type PetPortraitAdded = Event<'PetPortraitAdded', { pet_id: string; account_id: string; media: PetMedia; added_at: string }>;
 
 export type PetEvent = PetRegistered | PetUpdated | PetRemoved | PetPhotosAdded | PetVideoAdded | PetMediaReviewed | PetPortraitAdded;
+
+/** The events of `pet-…` streams, told apart where they are read back. */
+export const petEvents = streamEvents<PetEvent>('pet', { PetRegistered: true, PetUpdated: true, PetRemoved: true, PetPhotosAdded: true, PetVideoAdded: true, PetMediaReviewed: true, PetPortraitAdded: true });
 
 export type PetState =
   | { status: 'none' }

@@ -9,6 +9,7 @@
 import type { Event } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import type { Decider } from '../decider.ts';
+import { streamEvents } from '../stream-events.ts';
 
 export const quotaStream = (accountId: string): string => `quota-${accountId}`;
 
@@ -17,6 +18,9 @@ export type UploadQuotaReserved = Event<'UploadQuotaReserved', { account_id: str
 /** An upload that reserved a unit and then failed (e.g. the blob store was down) gives it back. */
 export type UploadQuotaReleased = Event<'UploadQuotaReleased', { account_id: string; image_id: string; month: string; released_at: string }>;
 export type QuotaEvent = UploadQuotaSet | UploadQuotaReserved | UploadQuotaReleased;
+
+/** The events of `quota-…` streams, told apart where they are read back. */
+export const quotaEvents = streamEvents<QuotaEvent>('quota', { UploadQuotaSet: true, UploadQuotaReserved: true, UploadQuotaReleased: true });
 
 export type QuotaState = {
   /** null: the deployment's default applies. */

@@ -1,4 +1,5 @@
 import type { Decider, Event } from '../decider.ts';
+import { streamEvents } from '../stream-events.ts';
 import type { ReferenceKind } from './record.ts';
 
 /**
@@ -21,6 +22,9 @@ export type ReferenceDataImported = Event<
   }
 >;
 export type ReferenceImportEvent = ReferenceDataImported;
+
+/** The events of `referencedata-…` streams, told apart where they are read back. */
+export const referenceImportEvents = streamEvents<ReferenceImportEvent>('referencedata', { ReferenceDataImported: true });
 
 export type ReferenceImportState = { datasetHash: string | null; recordIds: Partial<Record<ReferenceKind, string[]>> };
 

@@ -1,4 +1,5 @@
 import type { Event } from '../decider.ts';
+import { streamEventsWhere, type StreamEvents } from '../stream-events.ts';
 
 /**
  * Every authored reference record (a breed, a fact, a health tip, a species colour, a category,
@@ -65,4 +66,11 @@ export const evolveReference = (state: ReferenceState, event: ReferenceEvent<str
     default:
       return state;
   }
+};
+
+/** The events of one kind's record streams (`fact-…`: FactPublished, FactRevised, FactWithdrawn), told apart where they are read back. */
+export const referenceEvents = <K extends ReferenceKind>(kind: K): StreamEvents<ReferenceEvent<(typeof REFERENCE_KINDS)[K]>> => {
+  const name = REFERENCE_KINDS[kind];
+  const types = new Set<string>([`${name}Published`, `${name}Revised`, `${name}Withdrawn`]);
+  return streamEventsWhere(kind, (type): type is ReferenceEvent<(typeof REFERENCE_KINDS)[K]>['type'] => types.has(type));
 };

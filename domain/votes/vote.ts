@@ -1,4 +1,5 @@
 import type { Event } from '../decider.ts';
+import { streamEvents } from '../stream-events.ts';
 
 export const voteStream = (voteId: number): string => `vote-${voteId}`;
 
@@ -17,6 +18,9 @@ export type VoteCast = Event<
 >;
 export type VoteDeleted = Event<'VoteDeleted', { vote_id: number; account_id: string; deleted_at: string }>;
 export type VoteEvent = VoteCast | VoteDeleted;
+
+/** The events of `vote-…` streams, told apart where they are read back. */
+export const voteEvents = streamEvents<VoteEvent>('vote', { VoteCast: true, VoteDeleted: true });
 
 export type VoteState =
   | { status: 'none' }

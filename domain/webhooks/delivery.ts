@@ -1,4 +1,5 @@
 import type { Event } from '../decider.ts';
+import { streamEvents } from '../stream-events.ts';
 
 /**
  * One delivery = one domain event to one endpoint, with its attempts. Its id is derived from the
@@ -56,6 +57,9 @@ export type WebhookDeliveryEvent =
   | WebhookDeliveryAttempted
   | WebhookDeliveryAbandoned
   | WebhookRedeliveryRequested;
+
+/** The events of `webhookdelivery-…` streams, told apart where they are read back. */
+export const webhookDeliveryEvents = streamEvents<WebhookDeliveryEvent>('webhookdelivery', { WebhookDeliveryScheduled: true, WebhookDeliveryAttempted: true, WebhookDeliveryAbandoned: true, WebhookRedeliveryRequested: true });
 
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'abandoned';
 

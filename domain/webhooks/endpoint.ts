@@ -1,4 +1,5 @@
 import type { Event } from '../decider.ts';
+import { streamEvents } from '../stream-events.ts';
 
 export const webhookStream = (webhookId: string): string => `webhook-${webhookId}`;
 
@@ -47,6 +48,9 @@ export type WebhookEndpointEvent =
   | WebhookFailuresReset
   | WebhookDisabled
   | WebhookEndpointDeleted;
+
+/** The events of `webhook-…` streams, told apart where they are read back. */
+export const webhookEndpointEvents = streamEvents<WebhookEndpointEvent>('webhook', { WebhookEndpointRegistered: true, WebhookSecretRotated: true, WebhookAttemptFailed: true, WebhookFailuresReset: true, WebhookDisabled: true, WebhookEndpointDeleted: true });
 
 export type WebhookEndpointState =
   | { status: 'none' }

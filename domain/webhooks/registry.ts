@@ -1,4 +1,5 @@
 import type { Event } from '../decider.ts';
+import { streamEvents } from '../stream-events.ts';
 
 /**
  * The per-account registry of endpoint slots: the limit of five endpoints (disabled ones included)
@@ -10,6 +11,9 @@ export const webhookRegistryStream = (accountId: string): string => `webhookregi
 export type WebhookSlotTaken = Event<'WebhookSlotTaken', { account_id: string; webhook_id: string; taken_at: string }>;
 export type WebhookSlotReleased = Event<'WebhookSlotReleased', { account_id: string; webhook_id: string; released_at: string }>;
 export type WebhookRegistryEvent = WebhookSlotTaken | WebhookSlotReleased;
+
+/** The events of `webhookregistry-…` streams, told apart where they are read back. */
+export const webhookRegistryEvents = streamEvents<WebhookRegistryEvent>('webhookregistry', { WebhookSlotTaken: true, WebhookSlotReleased: true });
 
 /** Slots held, by webhook id → when taken. */
 export type WebhookRegistryState = { slots: ReadonlyMap<string, string> };

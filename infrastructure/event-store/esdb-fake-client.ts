@@ -159,12 +159,12 @@ export const fakeEsdbClient = (): FakeEsdb => {
           stream.push(null);
           stream.destroy();
         },
-      }) as unknown as AllStreamSubscription;
+      }) as AllStreamSubscription;
     },
 
     async dispose() {
       live.clear();
     },
-  } as unknown as FakeEsdb;
+  } as FakeEsdb;
   return client;
 };

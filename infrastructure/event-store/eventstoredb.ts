@@ -42,7 +42,7 @@ const toRecorded = (resolved: ResolvedEvent): RecordedEvent | null => {
     revision: event.revision,
     position: event.position?.commit ?? resolved.commitPosition ?? 0n,
     data: event.data as Record<string, unknown>,
-    metadata: event.metadata as unknown as EventMetadata,
+    metadata: event.metadata as EventMetadata,
   };
 };
 

@@ -541,7 +541,7 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   const collection = <T extends Doc>(name: string): Collection<T> => {
     let existing = collections.get(name);
     if (!existing) collections.set(name, (existing = new SqlCollection<Doc>(engine, name)));
-    return existing as unknown as Collection<T>;
+    return existing as Collection<T>;
   };
 
   const checkpoints = new Map<string, bigint>();

@@ -104,7 +104,7 @@ const positionOf = (doc: Document | null, field: string): bigint => (doc?.[field
 
 /** The stored positions of `ids`, with one `$in` find. */
 const storedPositions = async (collection: MongoCollectionHandle<StoredDoc>, field: string, ids: string[]) => {
-  const docs = await collection.find({ _id: { $in: ids } } as unknown as MongoFilter<StoredDoc>, { projection: { [field]: 1 } }).toArray();
+  const docs = await collection.find({ _id: { $in: ids } } as MongoFilter<StoredDoc>, { projection: { [field]: 1 } }).toArray();
   return new Map(docs.map((doc) => [String(doc._id), positionOf(doc, field)]));
 };
 
@@ -193,7 +193,7 @@ const writeReadFirst = async (collection: MongoCollectionHandle<StoredDoc>, writ
 
 /** Matches the document only while it has not seen `position` (absent documents upsert). */
 const guard = (id: string, position: bigint) =>
-  ({ _id: id, $or: [{ _position: { $lt: toLong(position) } }, { _position: { $exists: false } }] }) as unknown as MongoFilter<StoredDoc>;
+  ({ _id: id, $or: [{ _position: { $lt: toLong(position) } }, { _position: { $exists: false } }] }) as MongoFilter<StoredDoc>;
 
 const strip = <T extends Doc>(doc: Document | null): T | null => {
   if (!doc) return null;
@@ -213,7 +213,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
   }
 
   private live(filter: Filter | undefined): MongoFilter<StoredDoc> {
-    return (filter && Object.keys(filter).length > 0 ? { $and: [filter, LIVE] } : LIVE) as unknown as MongoFilter<StoredDoc>;
+    return (filter && Object.keys(filter).length > 0 ? { $and: [filter, LIVE] } : LIVE) as MongoFilter<StoredDoc>;
   }
 
   /** By bare _id (the one filter every Mongo-wire server answers from its primary key). */
@@ -232,7 +232,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
       docs.forEach((doc, i) => doc && found.set(unique[i], doc));
       return found;
     }
-    const docs = await this.collection.find({ _id: { $in: unique } } as unknown as MongoFilter<StoredDoc>, { projection: { _position: 0 } }).toArray();
+    const docs = await this.collection.find({ _id: { $in: unique } } as MongoFilter<StoredDoc>, { projection: { _position: 0 } }).toArray();
     for (const doc of docs) if (doc._deleted !== true) found.set(String(doc._id), strip<T>(doc) as T);
     return found;
   }
@@ -288,7 +288,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     }
     const chosen = ids.slice(0, size);
     if (chosen.length === 0) return [];
-    const docs = await this.collection.find({ _id: { $in: chosen } } as unknown as MongoFilter<StoredDoc>, { projection: INTERNAL }).toArray();
+    const docs = await this.collection.find({ _id: { $in: chosen } } as MongoFilter<StoredDoc>, { projection: INTERNAL }).toArray();
     const byId = new Map(docs.map((doc) => [String(doc._id), doc]));
     return chosen.map((id) => strip<T>(byId.get(String(id)) ?? null)).filter((doc): doc is T => doc !== null);
   }
@@ -376,12 +376,13 @@ type Waiter = { names: readonly string[]; position: bigint; deadline: number; af
  */
 /** A checkpoint write that creates the document or moves it forward, never back. */
 const upsertCheckpoint = (name: string, position: bigint): GuardedWrite => {
-  const filter = { _id: name, position: { $lt: toLong(position) } } as unknown as MongoFilter<StoredDoc>;
+  const filter = { _id: name, position: { $lt: toLong(position) } } as MongoFilter<StoredDoc>;
   const write = { updateOne: { filter, update: { $set: { position: toLong(position) } }, upsert: true } };
   return { id: name, position, guarded: write, bare: write, insert: write };
 };
 
-const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, pollIntervalMs: number, server: Server) => {
+/** `stored`: the same collection, as the guarded writes (writeGuarded) take one. */
+const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, stored: MongoCollectionHandle<StoredDoc>, pollIntervalMs: number, server: Server) => {
   const seen = new Map<string, bigint>();
   const waiters = new Set<Waiter>();
   let polls = 0;
@@ -452,10 +453,9 @@ const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, po
   const upsertAll = async (entries: readonly (readonly [string, bigint])[]): Promise<void> => {
     if (entries.length === 0) return;
     const writes = entries.map(([name, position]) => upsertCheckpoint(name, position));
-    const collection = checkpoints as unknown as MongoCollectionHandle<StoredDoc>;
     // FerretDB: in chunks and within the command limit like every other update (see Server).
-    if (server.ferret) await Promise.all(chunked(writes, FERRET_CHUNK).map((chunk) => server.slot(() => writeGuarded(collection, 'position', chunk))));
-    else await writeGuarded(collection, 'position', writes);
+    if (server.ferret) await Promise.all(chunked(writes, FERRET_CHUNK).map((chunk) => server.slot(() => writeGuarded(stored, 'position', chunk))));
+    else await writeGuarded(stored, 'position', writes);
   };
 
   const writePending = async () => {
@@ -471,7 +471,7 @@ const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, po
       }
       await Promise.all([
         ...[...sharing].map(async ([position, names]) => {
-          const filter = { _id: { $in: names }, position: { $lt: toLong(position) } } as unknown as MongoFilter<CheckpointDoc>;
+          const filter = { _id: { $in: names }, position: { $lt: toLong(position) } } as MongoFilter<CheckpointDoc>;
           const { matchedCount } = await server.slot(() => checkpoints.updateMany(filter, { $set: { position: toLong(position) } }));
           // Fewer matched: one was already there or further (fine), or was dropped elsewhere: upsert them all, guarded.
           if (matchedCount < names.length) await upsertAll(names.map((name) => [name, position]));
@@ -525,7 +525,7 @@ export const mongoReadStore = async (url: string, options: MongoReadStoreOptions
   const db = client.db(options.dbName ?? (new URL(url).pathname.slice(1) || 'animal_data'));
   const server: Server = { ferret: await isFerret(db), slot: limiter(FERRET_COMMANDS_IN_FLIGHT) };
   const checkpoints = db.collection<CheckpointDoc>('_checkpoints');
-  const watcher = checkpointWatcher(checkpoints, options.pollIntervalMs ?? 10, server);
+  const watcher = checkpointWatcher(checkpoints, db.collection<StoredDoc>('_checkpoints'), options.pollIntervalMs ?? 10, server);
   // Read on every request by caches of reference data (the breed catalogue): concurrent reads of
   // one checkpoint share a lookup that started after they asked (see coalesce.ts).
   const getCheckpoint = freshReads(async (name: string) => {

@@ -164,7 +164,7 @@ export const unitOfWork = (store: ReadStore): UnitOfWork => {
     collection: <T extends Doc>(name: string): Collection<T> => {
       let collection = collections.get(name);
       if (!collection) collections.set(name, (collection = new BufferedCollection<Doc>(store.collection<Doc>(name))));
-      return collection as unknown as Collection<T>;
+      return collection as Collection<T>;
     },
     getCheckpoint: (name) => store.getCheckpoint(name),
     async setCheckpoint(name, position) {

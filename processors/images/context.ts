@@ -2,7 +2,7 @@ import type { CommandContext } from '../../infrastructure/event-store/command-ha
 import type { RecordedEvent } from '../../infrastructure/event-store/port.ts';
 
 /** The metadata of what a processor appends: caused by the event it handled, in the same correlation. */
-export const processorContext = (processor: string, event: RecordedEvent): CommandContext => ({
+export const processorContext = (processor: string, event: Pick<RecordedEvent, 'id' | 'metadata'>): CommandContext => ({
   accountId: event.metadata.account_id,
   requestId: null,
   correlationId: event.metadata.correlation_id,

@@ -1,11 +1,10 @@
 import sharp from 'sharp';
 import { imageDecider } from '../../domain/images/decide.ts';
 import {
+  imageEvents,
   childImageId,
   imageStream,
-  type ImageEvent,
   type ImageUploaded,
-  type ImageValidated,
 } from '../../domain/images/image.ts';
 import {
   className,
@@ -23,15 +22,15 @@ import { nearDuplicateOf } from '../../domain/images/duplicates.ts';
 import { categoriesSeen, type CategoryRef } from '../../domain/images/categories.ts';
 import { REFERENCE_COLLECTIONS, type CategoryDoc } from '../../contracts/reference-read-models.ts';
 import { Collections, type BreedCentroidDoc, type BreedDoc, type ColourDoc, type ImageVectorDoc } from '../../contracts/read-models.ts';
-import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
+import { decodeAll, type Recorded } from '../../infrastructure/event-store/recorded.ts';
 import { isWrongExpectedRevision } from '../../infrastructure/event-store/port.ts';
 import { randomId } from '../../infrastructure/ids.ts';
 import { cropImage } from '../../infrastructure/images/process-upload.ts';
 import { isDomainError } from '../../domain/errors.ts';
 import type { ReadStore } from '../../infrastructure/read-store/port.ts';
 import { storeImageBlobs } from '../../infrastructure/images/blobs.ts';
-import type { Processor, ProcessorDeps } from '../processor.ts';
+import { defineProcessor, type Processor, type ProcessorDeps } from '../processor.ts';
 import { analyseImage } from './analyse.ts';
 import { processorContext } from './context.ts';
 
@@ -156,18 +155,18 @@ const makeChildren = async (deps: ProcessorDeps, parent: ImageUploaded['data'], 
  * of the main animal (or the whole image) against the species' colour vocabulary, and for an
  * auto-crop upload makes the child images first. Idempotent like validation.
  */
-export const imageLabellingProcessor: Processor = {
+export const imageLabellingProcessor = defineProcessor({
   name: 'image-labelling',
-  topics: [topicFor('image')],
+  streams: [imageEvents],
   requires: ['vision', 'blobs'],
   async handle(event, deps) {
     if (event.type !== 'ImageValidated') return;
-    const validated = event.data as unknown as ImageValidated['data'];
+    const validated = event.data;
     const stream = imageStream(validated.image_id);
     const folded = await stateOf(deps.eventStore, stream, imageDecider);
     const state = folded.state;
     if (!state.exists || state.deleted || state.status === 'labelled' || state.status === 'to_be_reviewed') return;
-    const uploaded = (folded.events as unknown as ImageEvent[]).find((recorded): recorded is ImageUploaded => recorded.type === 'ImageUploaded')!.data;
+    const uploaded = decodeAll(imageEvents, folded.events).find((recorded): recorded is Recorded<ImageUploaded> => recorded.type === 'ImageUploaded')!.data;
     const med = await deps.blobs!.get(uploaded.blob_keys.med);
     if (!med) {
       deps.logger.warn({ image_id: uploaded.image_id }, 'image bytes are gone (deleted?): not labelled');
@@ -251,4 +250,4 @@ export const imageLabellingProcessor: Processor = {
       processorContext('image-labelling', event),
     );
   },
-};
+});

@@ -1,10 +1,9 @@
 import { imageDecider } from '../../domain/images/decide.ts';
-import { DEFERRED_SIZES, imageStream, type ImageUploaded } from '../../domain/images/image.ts';
-import { topicFor } from '../../infrastructure/bus/envelope.ts';
+import { imageEvents, DEFERRED_SIZES, imageStream } from '../../domain/images/image.ts';
 import { stateOf } from '../../infrastructure/event-store/command-handler.ts';
 import { storeDerivedSizes } from '../../infrastructure/images/blobs.ts';
 import { deriveSmallSizes } from '../../infrastructure/images/process-upload.ts';
-import type { Processor, ProcessorDeps } from '../processor.ts';
+import { defineProcessor, type ProcessorDeps } from '../processor.ts';
 
 const isGone = async (deps: ProcessorDeps, imageId: string): Promise<boolean> => {
   const { state } = await stateOf(deps.eventStore, imageStream(imageId), imageDecider);
@@ -22,14 +21,14 @@ const isGone = async (deps: ProcessorDeps, imageId: string): Promise<boolean> =>
  * image be deleted while its sizes are written (the cleanup processor may already have run), the
  * files just written are removed again.
  */
-export const imageSizesProcessor: Processor = {
+export const imageSizesProcessor = defineProcessor({
   name: 'image-sizes',
-  topics: [topicFor('image')],
+  streams: [imageEvents],
   requires: ['blobs'],
   async handle(event, deps) {
     if (event.type !== 'ImageUploaded') return;
     const blobs = deps.blobs!;
-    const data = event.data as unknown as ImageUploaded['data'];
+    const data = event.data;
     const med = await blobs.get(data.blob_keys.med);
     if (!med) return; // deleted (its files went with it) before its sizes were made
     await storeDerivedSizes(blobs, data.blob_keys, await deriveSmallSizes(med.data, data.format), data.mime_type);
@@ -39,4 +38,4 @@ export const imageSizesProcessor: Processor = {
     }
     deps.logger.debug({ image_id: data.image_id }, 'small sizes made');
   },
-};
+});

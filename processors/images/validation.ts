@@ -1,8 +1,7 @@
 import { imageDecider } from '../../domain/images/decide.ts';
-import { imageStream, type ImageUploaded } from '../../domain/images/image.ts';
-import { topicFor } from '../../infrastructure/bus/envelope.ts';
+import { imageEvents, imageStream } from '../../domain/images/image.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
-import type { Processor } from '../processor.ts';
+import { defineProcessor } from '../processor.ts';
 import { processorContext } from './context.ts';
 
 /**
@@ -11,13 +10,13 @@ import { processorContext } from './context.ts';
  * event, a restart after the append) is skipped before the model runs, and the decider records
  * one verdict only.
  */
-export const imageValidationProcessor: Processor = {
+export const imageValidationProcessor = defineProcessor({
   name: 'image-validation',
-  topics: [topicFor('image')],
+  streams: [imageEvents],
   requires: ['vision', 'blobs'],
   async handle(event, deps) {
     if (event.type !== 'ImageUploaded') return;
-    const data = event.data as unknown as ImageUploaded['data'];
+    const data = event.data;
     const folded = await stateOf(deps.eventStore, imageStream(data.image_id), imageDecider);
     if (!folded.state.exists || folded.state.deleted || folded.state.status !== 'to_be_reviewed') return;
     const blob = await deps.blobs!.get(data.blob_keys.med);
@@ -49,4 +48,4 @@ export const imageValidationProcessor: Processor = {
       { known: folded },
     );
   },
-};
+});

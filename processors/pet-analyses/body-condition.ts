@@ -1,9 +1,8 @@
 import {
-  PET_ANALYSIS_CATEGORY,
+  petAnalysisEvents,
   petAnalysisDecider,
   petAnalysisStream,
   type AnalysisResult,
-  type PetAnalysed,
   type PetAnalysisRequested,
 } from '../../domain/pet-analyses/analysis.ts';
 import { bcsReviewDecider, bcsReviewStream } from '../../domain/pet-analyses/bcs-review.ts';
@@ -17,12 +16,12 @@ import {
 } from '../../domain/pet-analyses/body-condition.ts';
 import { analyseMuscleCondition } from '../../domain/pet-analyses/muscle-condition.ts';
 import { measureSideView, measureTopView, type SideMeasurement, type TopMeasurement } from '../../domain/pet-analyses/silhouette.ts';
-import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
+import { decodeAll } from '../../infrastructure/event-store/recorded.ts';
 import type { EventStore } from '../../infrastructure/event-store/port.ts';
 import { ImageDecodeError } from '../../infrastructure/vision/decode.ts';
 import { processorContext } from '../images/context.ts';
-import type { Processor, ProcessorDeps } from '../processor.ts';
+import { defineProcessor, type ProcessorDeps } from '../processor.ts';
 import { breedRecord } from './breed-record.ts';
 import { silhouetteOf } from './silhouette.ts';
 
@@ -125,13 +124,13 @@ const compute = async (request: PetAnalysisRequested['data'], deps: ProcessorDep
  * stream's state, so a redelivered request measures nothing again and opens no second review; a
  * crash between the two appends is repaired by the redelivery.
  */
-export const bodyConditionProcessor: Processor = {
+export const bodyConditionProcessor = defineProcessor({
   name: 'pet-analyses.body-condition',
-  topics: [topicFor(PET_ANALYSIS_CATEGORY)],
+  streams: [petAnalysisEvents],
   requires: ['vision', 'blobs'],
   async handle(event, deps) {
     if (event.type !== 'PetAnalysisRequested') return;
-    const request = event.data as unknown as PetAnalysisRequested['data'];
+    const request = event.data;
     if (request.kind !== 'body_condition' && request.kind !== 'muscle_condition') return;
     const stream = petAnalysisStream(request.analysis_id);
     const context = processorContext('pet-analyses.body-condition', event);
@@ -141,9 +140,9 @@ export const bodyConditionProcessor: Processor = {
       await handleCommand(deps.eventStore, stream, petAnalysisDecider, { type: 'RecordAnalysis', outcome, now: new Date().toISOString() }, context, { known: folded });
     }
     if (request.kind !== 'body_condition') return;
-    const analysed = (await deps.eventStore.readStream(stream)).find((recorded) => recorded.type === 'PetAnalysed');
-    if (!analysed) return;
-    const data = analysed.data as unknown as PetAnalysed['data'];
+    const analysed = decodeAll(petAnalysisEvents, await deps.eventStore.readStream(stream)).find((recorded) => recorded.type === 'PetAnalysed');
+    if (analysed?.type !== 'PetAnalysed') return;
+    const data = analysed.data;
     if (data.kind !== 'body_condition') return;
     const { result } = data;
     const review = request.inputs.review ?? null;
@@ -174,4 +173,4 @@ export const bodyConditionProcessor: Processor = {
       context,
     );
   },
-};
+});

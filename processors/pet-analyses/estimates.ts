@@ -1,18 +1,14 @@
-import type { Logger } from 'pino';
 import { estimateAge, estimateWeight, type BreedData } from '../../domain/pet-analyses/growth.ts';
 import {
-  PET_ANALYSIS_CATEGORY,
+  petAnalysisEvents,
   petAnalysisDecider,
   petAnalysisStream,
   type AnalysisResult,
-  type PetAnalysisRequested,
 } from '../../domain/pet-analyses/analysis.ts';
 import { breedRecord } from './breed-record.ts';
-import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
-import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/port.ts';
-
-type Deps = { eventStore: EventStore; logger: Logger };
+import type { EventStore } from '../../infrastructure/event-store/port.ts';
+import { defineProcessor } from '../processor.ts';
 
 /** The breed as its own stream has it now (latest published or revised record; null if none or withdrawn). */
 const breedData = async (store: EventStore, breedId: string): Promise<BreedData | null> => {
@@ -28,12 +24,12 @@ const breedData = async (store: EventStore, breedId: string): Promise<BreedData 
  * the reason) on the analysis stream. Deterministic, and decided on the stream's state, so a
  * redelivered request appends nothing.
  */
-export const estimatesProcessor = {
+export const estimatesProcessor = defineProcessor({
   name: 'pet-analyses.estimates',
-  topics: [topicFor(PET_ANALYSIS_CATEGORY)],
-  async handle(event: RecordedEvent, deps: Deps): Promise<void> {
+  streams: [petAnalysisEvents],
+  async handle(event, deps) {
     if (event.type !== 'PetAnalysisRequested') return;
-    const request = event.data as unknown as PetAnalysisRequested['data'];
+    const request = event.data;
     if (request.kind !== 'weight_estimate' && request.kind !== 'age_estimate') return; // other kinds have processors of their own
     const { inputs } = request;
     const breed = inputs.breed_id ? await breedData(deps.eventStore, inputs.breed_id) : null;
@@ -63,4 +59,4 @@ export const estimatesProcessor = {
     };
     await handleCommand(deps.eventStore, petAnalysisStream(request.analysis_id), petAnalysisDecider, { type: 'RecordAnalysis', outcome, now }, context);
   },
-};
+});

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import {
-  PET_ANALYSIS_CATEGORY,
+  petAnalysisEvents,
   petAnalysisDecider,
   petAnalysisStream,
   type AnalysisResult,
@@ -12,12 +12,11 @@ import { isPortraitStyle, portraitBackgroundSvg, portraitPlacement, PORTRAIT_SIZ
 import { petDecider } from '../../domain/pets/decide.ts';
 import { petStream, type PetMedia } from '../../domain/pets/pet.ts';
 import type { BlobStore } from '../../infrastructure/blobs/port.ts';
-import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
 import { ImageDecodeError } from '../../infrastructure/vision/decode.ts';
 import type { Detection, VisionModels } from '../../infrastructure/vision/port.ts';
 import { processorContext } from '../images/context.ts';
-import type { Processor } from '../processor.ts';
+import { defineProcessor } from '../processor.ts';
 import { cutOut, type Cutout } from './cutout.ts';
 
 /** COCO classes that are animals; the pet's own species is preferred when several are found. */
@@ -58,13 +57,13 @@ const portraitBlobKey = (petId: string, mediaId: string) => `pet-${petId}-${medi
  * a redelivered request stores one portrait), then appends PetAnalysed with the media id — or
  * PetAnalysisFailed with the reason (photo gone or rejected, no animal found, pet removed).
  */
-export const portraitProcessor: Processor = {
+export const portraitProcessor = defineProcessor({
   name: 'pet-analyses.portrait',
-  topics: [topicFor(PET_ANALYSIS_CATEGORY)],
+  streams: [petAnalysisEvents],
   requires: ['vision', 'blobs'],
   async handle(event, deps) {
     if (event.type !== 'PetAnalysisRequested') return;
-    const request = event.data as unknown as PetAnalysisRequested['data'];
+    const request = event.data;
     if (request.kind !== 'portrait' || !request.portrait) return;
     const stream = petAnalysisStream(request.analysis_id);
     const context = processorContext('pet-analyses.portrait', event);
@@ -79,7 +78,7 @@ export const portraitProcessor: Processor = {
     });
     await handleCommand(deps.eventStore, stream, petAnalysisDecider, { type: 'RecordAnalysis', outcome, now }, context);
   },
-};
+});
 
 const portraitOutcome = async (
   request: PetAnalysisRequested['data'],

@@ -1,19 +1,13 @@
-import type { Logger } from 'pino';
 import { analyseBreathing, SPECIES_BREATHING, UNKNOWN_SPECIES_BREATHING } from '../../domain/pet-analyses/breathing.ts';
 import {
-  RESPIRATORY_RATE_CATEGORY,
+  respiratoryRateEvents,
   respiratoryRateDecider,
   respiratoryRateStream,
-  type RespiratoryRateRequested,
 } from '../../domain/pet-analyses/respiratory-rate.ts';
-import type { BlobStore } from '../../infrastructure/blobs/port.ts';
-import { topicFor } from '../../infrastructure/bus/envelope.ts';
 import { handleCommand, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
-import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/port.ts';
 import { MediaBusyError } from '../../infrastructure/media/media-slots.ts';
 import { decodeGreyFrames } from './decode-frames.ts';
-
-type Deps = { eventStore: EventStore; logger: Logger; blobs?: BlobStore };
+import { defineProcessor } from '../processor.ts';
 
 /**
  * Respiratory rate: on RespiratoryRateRequested, appends processing, decodes the requested video
@@ -22,12 +16,12 @@ type Deps = { eventStore: EventStore; logger: Logger; blobs?: BlobStore };
  * the reason. A redelivered request finds the stream past `pending` and, if it is still
  * processing (a crash mid-analysis), runs the deterministic analysis again; a finished one is left.
  */
-export const respiratoryRateProcessor = {
+export const respiratoryRateProcessor = defineProcessor({
   name: 'pet-analyses.respiratory-rate',
-  topics: [topicFor(RESPIRATORY_RATE_CATEGORY)],
-  async handle(event: RecordedEvent, deps: Deps): Promise<void> {
+  streams: [respiratoryRateEvents],
+  async handle(event, deps) {
     if (event.type !== 'RespiratoryRateRequested') return;
-    const request = event.data as unknown as RespiratoryRateRequested['data'];
+    const request = event.data;
     const stream = respiratoryRateStream(request.result_id);
     const context: CommandContext = {
       accountId: request.account_id,
@@ -80,4 +74,4 @@ export const respiratoryRateProcessor = {
       context,
     );
   },
-};
+});

@@ -1,9 +1,8 @@
 import { petDecider } from '../../domain/pets/decide.ts';
-import { petStream, type PetPhotosAdded } from '../../domain/pets/pet.ts';
-import { topicFor } from '../../infrastructure/bus/envelope.ts';
+import { petEvents, petStream } from '../../domain/pets/pet.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
 import { ImageDecodeError } from '../../infrastructure/vision/decode.ts';
-import type { Processor } from '../processor.ts';
+import { defineProcessor } from '../processor.ts';
 import { processorContext } from '../images/context.ts';
 
 /**
@@ -15,13 +14,13 @@ import { processorContext } from '../images/context.ts';
  * skipped; a model failure throws, so the bus delivers the event again. Bytes the model cannot
  * decode are rejected (retrying would never succeed). Videos are never reviewed.
  */
-export const petPhotoReviewProcessor: Processor = {
+export const petPhotoReviewProcessor = defineProcessor({
   name: 'pet-photo-review',
-  topics: [topicFor('pet')],
+  streams: [petEvents],
   requires: ['vision', 'blobs'],
   async handle(event, deps) {
     if (event.type !== 'PetPhotosAdded') return;
-    const data = event.data as unknown as PetPhotosAdded['data'];
+    const data = event.data;
     const stream = petStream(data.pet_id);
     for (const added of data.media) {
       if (added.kind !== 'photo') continue;
@@ -59,4 +58,4 @@ export const petPhotoReviewProcessor: Processor = {
       );
     }
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AccountIdParams, AccountKeyParams, CreateAccountBody, CreatedAccount, IssuedApiKey, SetFeaturesBody, SetPlanBody } from '../../../contracts/accounts.ts';
 import { errors, Success } from '../../../contracts/common.ts';
@@ -11,6 +11,13 @@ export const adminAccountRoutes =
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const admin = { auth: 'admin' as const };
+
+    /** A change of an account's settings: applied on its stream and recorded before the answer, so its next requests see it. */
+    const change = async (request: FastifyRequest, accountId: string, command: Parameters<typeof changeAccount>[2]) => {
+      const result = await changeAccount(deps.eventStore, accountId, command, contextOf(request));
+      await recordAccountChange(deps, accountId, result.position);
+      return { message: 'SUCCESS' as const };
+    };
 
     app.post(
       '/admin/accounts',
@@ -79,11 +86,7 @@ export const adminAccountRoutes =
         },
         config: admin,
       },
-      async (request) => {
-        const result = await changeAccount(deps.eventStore, request.params.id, { type: 'DeactivateAccount', now: new Date().toISOString() }, contextOf(request));
-        await recordAccountChange(deps, request.params.id, result.position);
-        return { message: 'SUCCESS' as const };
-      },
+      async (request) => change(request, request.params.id, { type: 'DeactivateAccount', now: new Date().toISOString() }),
     );
 
     app.put(
@@ -98,16 +101,7 @@ export const adminAccountRoutes =
         },
         config: admin,
       },
-      async (request) => {
-        const result = await changeAccount(
-          deps.eventStore,
-          request.params.id,
-          { type: 'SetFeatures', features: request.body.features, now: new Date().toISOString() },
-          contextOf(request),
-        );
-        await recordAccountChange(deps, request.params.id, result.position);
-        return { message: 'SUCCESS' as const };
-      },
+      async (request) => change(request, request.params.id, { type: 'SetFeatures', features: request.body.features, now: new Date().toISOString() }),
     );
 
     app.put(
@@ -122,15 +116,6 @@ export const adminAccountRoutes =
         },
         config: admin,
       },
-      async (request) => {
-        const result = await changeAccount(
-          deps.eventStore,
-          request.params.id,
-          { type: 'SetPlan', plan: request.body.plan, now: new Date().toISOString() },
-          contextOf(request),
-        );
-        await recordAccountChange(deps, request.params.id, result.position);
-        return { message: 'SUCCESS' as const };
-      },
+      async (request) => change(request, request.params.id, { type: 'SetPlan', plan: request.body.plan, now: new Date().toISOString() }),
     );
   };

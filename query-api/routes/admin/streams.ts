@@ -5,7 +5,6 @@ import { errors } from '../../../contracts/common.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import { foldOf, plainState } from '../../../domain/audit/aggregates.ts';
 import { redactSecrets } from '../../../domain/audit/redact.ts';
-import type { Event } from '../../../domain/decider.ts';
 import { streamCategory, type EventStore, type RecordedEvent } from '../../../infrastructure/event-store/port.ts';
 import { toAuditEvent } from '../../audit/audit-event.ts';
 
@@ -102,7 +101,7 @@ export const adminStreamRoutes =
             (limitTime === undefined || Date.parse(event.metadata.timestamp) <= limitTime),
         );
         if (!exists) throw new DomainError('not_found', `stream ${stream} has no events`);
-        const state = folded.reduce((current, event) => fold.evolve(current, event as unknown as Event as never), fold.initialState());
+        const state = fold.stateAfter(folded);
         const last = folded.at(-1);
         return {
           stream,
