@@ -48,6 +48,9 @@ export const applyImageToBreeds = async (recorded: RecordedEvent, store: ReadSto
     case 'ImagePublicRequestDecided':
       after = before && (before.public_since !== null || event.data.status !== 'approved' ? before : { ...before, public_since: Number(recorded.position) });
       break;
+    case 'ImagePublished':
+      after = before && (before.public_since !== null ? before : { ...before, public_since: Number(recorded.position) });
+      break;
     case 'ImageDeleted':
       after = null;
       break;
