@@ -19,7 +19,7 @@ import { imageLabellingProcessor } from '../../processors/images/labelling.ts';
 import { imageSizesProcessor } from '../../processors/images/sizes.ts';
 import type { ProcessorDeps } from '../../processors/processor.ts';
 import { breedMatcher, type BreedMatcher } from './breeds.ts';
-import { folderEntries, manifestEntries, resolveEntry, type PhotoEntry, type PlannedPhoto, type SkipReason } from './sources.ts';
+import { folderEntries, manifestEntries, resolveEntry, type PhotoEntry, type PlannedPhoto, type Resolved, type SkipReason } from './sources.ts';
 
 /**
  * The photo import (`npm run import:images`): every photo of a folder uploaded as the catalogue
@@ -85,6 +85,11 @@ export const loadBreedMatcher = async (readStore: ReadStore): Promise<BreedMatch
 /** The entries an import reads, in order: the manifest's rows or the folder's photos. */
 export const importEntries = (options: Pick<ImportOptions, 'folder' | 'manifest'>): AsyncGenerator<PhotoEntry> =>
   options.manifest ? manifestEntries(options.manifest) : folderEntries(options.folder);
+
+/** The entries an import reads, each resolved into a photo to import or a reason to skip it (streamed). */
+export async function* resolvedEntries(options: Pick<ImportOptions, 'folder' | 'manifest'>, breeds: BreedMatcher): AsyncGenerator<Resolved> {
+  for await (const entry of importEntries(options)) yield resolveEntry(entry, options.folder, breeds);
+}
 
 /** How many entries an import will read (a first streamed pass, for the progress bar). */
 export const countEntries = async (options: Pick<ImportOptions, 'folder' | 'manifest'>): Promise<number> => {
@@ -219,9 +224,8 @@ export const importImages = async (deps: ImportDeps, options: ImportOptions): Pr
 
   const inFlight = new Set<Promise<void>>();
   let failure: unknown = null;
-  for await (const entry of importEntries(options)) {
+  for await (const resolved of resolvedEntries(options, breeds)) {
     if (failure) break;
-    const resolved = resolveEntry(entry, options.folder, breeds);
     if ('skip' in resolved) {
       record({ file: resolved.file, status: 'skipped', reason: resolved.skip, detail: resolved.detail, ...(resolved.folder ? { folder: resolved.folder } : {}) });
       continue;
