@@ -11,13 +11,19 @@ import { openImportSession } from './image-import/session.ts';
  * npm run import:images -- <folder> [--manifest manifest.csv|.jsonl] [--concurrency N] [--json]
  * Imports a folder of photos into the catalogue through the image pipeline (runtime/image-import/),
  * against the configured data store (DATA_DIR, or MONGO_URL/EVENTSTORE_URL/KAFKA_BROKERS as for
- * `npm start`; on the embedded store, stop the service first). A progress bar with rate and ETA on
+ * `npm start`; on the embedded store, stop the service first; on MongoDB the service's projectors
+ * project the import, or --run-projections does it here while the service is stopped). A progress bar with rate and ETA on
  * a terminal, a summary at the end; --json prints one JSON line per photo and the summary last.
  */
-const usage = 'usage: npm run import:images -- <folder> [--manifest manifest.csv|manifest.jsonl] [--concurrency N] [--json]';
+const usage = 'usage: npm run import:images -- <folder> [--manifest manifest.csv|manifest.jsonl] [--concurrency N] [--json] [--run-projections]';
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { manifest: { type: 'string' }, concurrency: { type: 'string', default: '2' }, json: { type: 'boolean', default: false } },
+  options: {
+    manifest: { type: 'string' },
+    concurrency: { type: 'string', default: '2' },
+    json: { type: 'boolean', default: false },
+    'run-projections': { type: 'boolean', default: false },
+  },
 });
 const concurrency = Number(values.concurrency);
 if (positionals.length !== 1 || !Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
@@ -37,7 +43,7 @@ for (const [what, path, directory] of [['folder', folder, true], ['manifest', ma
 
 const json = values.json;
 const write = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
-const session = await openImportSession(loadConfig());
+const session = await openImportSession(loadConfig(), { runProjections: values['run-projections'] });
 let exitCode = 0;
 try {
   const total = await countEntries({ folder, manifest });

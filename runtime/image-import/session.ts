@@ -28,15 +28,20 @@ export type ImportSession = ImportDeps & {
  * the image models (VISION_PROVIDER_* as the service), and — on the embedded read store, which
  * belongs to one process (stop the service first, as for a rebuild) — the projections, run here so
  * labelling finds the breeds, colours and breed centroids and the service starts with the import
- * projected. On MongoDB the running service's projectors do that.
+ * projected. On MongoDB the running service's projectors do that (or, with the service stopped,
+ * `runProjections`).
  */
-export const openImportSession = async (config: Config, options: { logger?: Logger; vision?: VisionModels } = {}): Promise<ImportSession> => {
+export const openImportSession = async (
+  config: Config,
+  /** `runProjections`: also on a shared read store (MongoDB) — only while no service runs its projectors. */
+  options: { logger?: Logger; vision?: VisionModels; runProjections?: boolean } = {},
+): Promise<ImportSession> => {
   const logger = options.logger ?? pino({ name: 'image-import', level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
   const adapters = await openAdapters(config);
   const vision = options.vision ?? withVisionProvider(openVisionModels(), visionProviderFromEnv());
   try {
     if (config.referenceDataImport) await importReferenceDataOnStart(adapters, logger);
-    const projecting = adapters.kinds.readStore === 'embedded';
+    const projecting = adapters.kinds.readStore === 'embedded' || options.runProjections === true;
     const running = projecting ? await startProjections(adapters.eventStore, adapters.readStore, projections, logger) : null;
     const catchUp = async () => adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, await adapters.eventStore.headPosition(), CATCH_UP_MS);
     if (projecting) await catchUp();
