@@ -231,6 +231,7 @@ export const importImages = async (deps: ImportDeps, options: ImportOptions): Pr
       continue;
     }
     while (inFlight.size >= concurrency) await Promise.race(inFlight);
+    if (failure) break;
     const task: Promise<void> = importPhoto(deps, resolved.photo, seen)
       .then(record, (error: unknown) => {
         failure ??= error;
