@@ -111,6 +111,15 @@ describe('importImages', () => {
       license_family: 'cc-by',
     });
     expect((await images.find({ license_family: 'cc0' })).map((doc) => [doc.original_filename, doc.public])).toEqual([['c.png', false]]);
+    // auditors see an upload of the catalogue account by the import, and the pipeline's steps caused by it
+    const stream = await session.eventStore.readStream(`image-${a.image_id}`);
+    expect(stream.map((event) => [event.type, event.metadata.actor, event.metadata.account_id])).toEqual([
+      ['ImageUploaded', 'system:image-import', CATALOGUE_ACCOUNT_ID],
+      ['ImageValidated', 'system:image-validation', CATALOGUE_ACCOUNT_ID],
+      ['ImageLabelled', 'system:image-labelling', CATALOGUE_ACCOUNT_ID],
+      ['ImagePublished', 'system:image-import', CATALOGUE_ACCOUNT_ID],
+    ]);
+    expect(stream[1].metadata.causation_id).toBe(stream[0].id);
     // the catalogue account: opened once by the import, no key
     const account = await session.eventStore.readStream(`account-${CATALOGUE_ACCOUNT_ID}`);
     expect(account.map((event) => [event.type, (event.data as { kind?: string }).kind])).toEqual([['AccountOpened', 'catalogue']]);
