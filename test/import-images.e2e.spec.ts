@@ -5,7 +5,9 @@
  * imported; a re-run imports none (skipped: already imported); the service started on that data
  * dir answers `images/search?breed_ids=abys` with the Abyssinian photos only, public, each with
  * its attribution, and `license=` filters by licence family.
- * IMPORT_E2E_PHOTOS=n imports n photos spread over the sample (development); CI imports all.
+ * IMPORT_E2E_PHOTOS=n imports n photos spread over the sample (development); CI imports all. The
+ * CLI runs the projections itself (--run-projections: no service runs while it imports, on the
+ * embedded store and, with E2E_ADAPTERS=production, on MongoDB alike).
  * Skipped when the models or the dataset are missing.
  */
 import { execFile } from 'node:child_process';
@@ -48,7 +50,7 @@ describe.runIf(modelsInstalled && datasetThere)('npm run import:images', () => {
   let service: TestService | undefined;
 
   const importSample = async (): Promise<{ lines: Line[]; summary: Summary }> => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'runtime/import-images-cli.ts', DATASET, '--manifest', manifest, '--json', '--concurrency', '2'], {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'runtime/import-images-cli.ts', DATASET, '--manifest', manifest, '--json', '--concurrency', '2', '--run-projections'], {
       cwd: ROOT,
       env: { ...process.env, ...productionProcessEnv(dataDir), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
       maxBuffer: 64 * 1024 * 1024,
