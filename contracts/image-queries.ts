@@ -4,6 +4,7 @@ import { RecordId } from './facts.ts';
 import { Lang } from './language.ts';
 import { styleA, type Order } from './paging.ts';
 import { IMAGE_SIZES } from '../domain/images/image.ts';
+import { LICENSE_FAMILIES } from '../domain/images/attribution.ts';
 
 /**
  * The filters of the image lists — the spec's (List images) and TheCatAPI's (`breed_ids`,
@@ -29,6 +30,9 @@ const filters = {
   age_months_min: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000 })),
   age_months_max: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000 })),
   sub_id: Type.Optional(SubId),
+  license: Type.Optional(
+    CommaList(`only images under a licence of any of these families: ${LICENSE_FAMILIES.join(', ')} (cc-by-sa is every CC BY-SA version; images without a licence are in none)`),
+  ),
   mime_types: Type.Optional(CommaList('jpg, png, gif, webp (any of; `jpeg` and full types like image/png also accepted)')),
   order_by: Type.Optional(
     Type.Union([Type.Literal('created_at'), Type.Literal('sub_id'), Type.Literal('breeds'), Type.Literal('id')], {

@@ -3,6 +3,7 @@ import { Breed, Colour } from './breeds.ts';
 import { imageFilePath } from './image-url.ts';
 import type { ImageDoc } from './read-models.ts';
 import type { ImageSize, ImageUploaded } from '../domain/images/image.ts';
+import { attributionOrNull, licenseFamilyOf } from '../domain/images/attribution.ts';
 
 /**
  * The Image resource: the one shape of every image the API returns — upload and upload-sync
@@ -52,6 +53,22 @@ export const ImageReview = Type.Object(
 export const ImageVoteRef = Type.Object({ id: Type.Integer(), value: Type.Integer(), sub_id: Nullable(S), created_at: Type.String({ format: 'date-time' }) });
 export const ImageFavouriteRef = Type.Object({ id: Type.Integer(), sub_id: Nullable(S), created_at: Type.String({ format: 'date-time' }) });
 
+export const Attribution = Type.Union(
+  [
+    Type.Object(
+      {
+        license: Type.Union([S, Type.Null()], { description: 'SPDX licence id, e.g. CC-BY-SA-4.0 or CC0-1.0; null when unknown' }),
+        author: Type.Union([S, Type.Null()]),
+        source_url: Type.Union([S, Type.Null()], { description: 'where the photo comes from' }),
+        title: Type.Union([S, Type.Null()]),
+      },
+      { description: 'Who made the photo and under which licence (catalogue imports)' },
+    ),
+    Type.Null(),
+  ],
+  { description: 'Licence, author, source and title of the photo; null when unknown' },
+);
+
 const imageFields = {
   id: S,
   url: Type.String({ description: 'fetchable without the API key; `size` picks a derived size' }),
@@ -72,6 +89,7 @@ const imageFields = {
   review: ImageReview,
   pending: Type.Integer({ minimum: 0, maximum: 1, description: 'TheCatAPI: 1 while review.pending' }),
   approved: Type.Integer({ minimum: 0, maximum: 1, description: 'TheCatAPI: 1 once public' }),
+  attribution: Attribution,
   original_filename: Type.Optional(Type.Union([S, Type.Null()], { description: "the image's own account only" })),
   vote: Type.Optional(ImageVoteRef),
   favourite: Type.Optional(ImageFavouriteRef),
@@ -152,6 +170,7 @@ const fieldsOf = (doc: ImageRecord, joins: Omit<ImageJoins, 'children'>) => {
     review,
     pending: review.pending ? 1 : 0,
     approved: review.approved ? 1 : 0,
+    attribution: doc.attribution ?? null,
     ...(owner
       ? {
           original_filename: doc.original_filename,
@@ -213,4 +232,6 @@ export const uploadedImageDoc = (data: ImageUploaded['data']): ImageRecord => ({
   analysed_at: null,
   created_at: data.created_at,
   updated_at: data.created_at,
+  attribution: attributionOrNull(data.attribution),
+  license_family: licenseFamilyOf(data.attribution?.license),
 });

@@ -8,6 +8,7 @@ import { PET_COLLECTIONS, RESPIRATORY_RATE_COLLECTIONS } from './pet-read-models
 import { BCS_REVIEW_COLLECTIONS } from './body-condition.ts';
 import type { ImageEmbedding } from '../domain/images/embedding.ts';
 import type { CentroidContribution } from '../domain/images/breed-centroids.ts';
+import type { ImageAttribution, LicenseFamily } from '../domain/images/attribution.ts';
 
 export * from './reference-read-models.ts';
 export * from './pet-read-models.ts';
@@ -265,6 +266,10 @@ export type ImageDoc = {
   updated_at: string;
   /** A random number in [0, 1) drawn at upload, for cheap random orders. */
   random: number;
+  /** Licence, author, source and title (catalogue imports); null when unknown (absent on documents projected before attribution). */
+  attribution?: ImageAttribution | null;
+  /** The licence's family (`cc-by-sa`, `cc0`, …: domain/images/attribution.ts), indexed for `license=`; null without a licence. */
+  license_family?: LicenseFamily | null;
 };
 
 /** The monthly upload quota of one account (projection `upload_quotas`, from `quota-<accountId>`). */

@@ -51,6 +51,9 @@ export const breedCentroidsProjection = defineProjection({
       case 'ImagePublicRequestDecided':
         next = event.data.status === 'approved' ? { ...doc, public: true } : doc;
         break;
+      case 'ImagePublished':
+        next = { ...doc, public: true };
+        break;
       case 'ImageDeleted':
         next = null;
         break;

@@ -47,6 +47,9 @@ export const applyImageToBreeds = async (event: Recorded<ImageEvent>, store: Rea
     case 'ImagePublicRequestDecided':
       after = before && (before.public_since !== null || event.data.status !== 'approved' ? before : { ...before, public_since: Number(event.position) });
       break;
+    case 'ImagePublished':
+      after = before && (before.public_since !== null ? before : { ...before, public_since: Number(recorded.position) });
+      break;
     case 'ImageDeleted':
       after = null;
       break;

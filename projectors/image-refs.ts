@@ -70,6 +70,9 @@ export const applyImageEvent = async <T extends ImageFields & { _id: string; ima
     case 'ImagePublicRequestDecided':
       after = before && { ...before, public: before.public || event.data.status === 'approved' };
       break;
+    case 'ImagePublished':
+      after = before && { ...before, public: true };
+      break;
     case 'ImageDeleted':
       after = null;
       break;

@@ -23,7 +23,7 @@ export const imagesProjection = defineProjection({
   streams: [imageEvents],
   async setup(store) {
     const images = store.collection(Collections.images);
-    for (const field of ['sub_id', 'species_id', 'breed_ids', 'status', 'url_token']) await images.createIndex(field);
+    for (const field of ['sub_id', 'species_id', 'breed_ids', 'status', 'url_token', 'license_family']) await images.createIndex(field);
     // GET /images (the account's own) and /images/search (public ones or the account's own, one
     // index for each side of the $or), in each order_by (ties by _id).
     for (const scope of ['account_id', 'public']) {
@@ -105,6 +105,9 @@ export const imagesProjection = defineProjection({
             actioned_at: event.data.actioned_at,
           },
         };
+        break;
+      case 'ImagePublished':
+        next = { ...doc, public: true, updated_at: event.data.published_at };
         break;
     }
     await images.upsert({ ...next, review: reviewOf(next) }, event.position);

@@ -3,6 +3,8 @@ import { queryBoolean } from '../contracts/common.ts';
 import { REFERENCE_COLLECTIONS, type BreedDoc } from '../contracts/reference-read-models.ts';
 import { commaList } from '../http/paging.ts';
 import type { Filter, ReadStore } from '../infrastructure/read-store/port.ts';
+import { DomainError } from '../domain/errors.ts';
+import { isLicenseFamily, LICENSE_FAMILIES } from '../domain/images/attribution.ts';
 
 /** `jpg`, `jpeg`, `image/jpeg` → `jpg`; the stored formats are jpg, png, gif and webp. */
 const formatOf = (mime: string): string => {
@@ -39,6 +41,14 @@ export const imageFilter = async (readStore: ReadStore, scope: Filter, query: Pa
   if (query.sub_id) and.push({ sub_id: query.sub_id });
   if (query.age_months_min !== undefined) and.push({ age_months: { $gte: query.age_months_min } });
   if (query.age_months_max !== undefined) and.push({ age_months: { $lte: query.age_months_max } });
+  const families = commaList(query.license);
+  const unknownFamilies = families.filter((family) => !isLicenseFamily(family));
+  if (unknownFamilies.length > 0) {
+    throw new DomainError('validation_failed', `unknown licence family: ${unknownFamilies.join(', ')}`, {
+      details: [`querystring.license must be licence families among ${LICENSE_FAMILIES.join(', ')}`],
+    });
+  }
+  if (families.length > 0) and.push({ license_family: { $in: families } });
   const formats = commaList(query.mime_types).map(formatOf);
   if (formats.length > 0) and.push({ format: { $in: formats } });
   const groups = commaList(query.breed_groups);

@@ -18,6 +18,7 @@ import { visionProviderFromEnv, withVisionProvider } from '../infrastructure/vis
 import { startDispatcher } from '../webhook-dispatcher/index.ts';
 import { READ_MODEL_PROJECTIONS, Collections } from '../contracts/read-models.ts';
 import { openAccount } from '../command-api/handlers/accounts.ts';
+import { CATALOGUE_ACCOUNT_ID } from '../domain/accounts/account.ts';
 import { importReferenceDataOnStart } from './reference-data-import.ts';
 import { loadOpsConfig, type OpsConfig } from '../infrastructure/ops-config.ts';
 import { startProcessOps, type ProcessOps } from '../infrastructure/ops.ts';
@@ -39,11 +40,12 @@ const catchUp = async (adapters: Adapters, timeoutMs: number): Promise<boolean> 
 
 /**
  * On the first start with no accounts, one demo account is opened and its key printed once, so a
- * newcomer can call the API straight away.
+ * newcomer can call the API straight away. The catalogue account (a photo import run before the
+ * first start opens it) has no key and does not count.
  */
 const ensureDemoAccount = async (adapters: Adapters, logger: Logger): Promise<void> => {
   await catchUp(adapters, 30_000);
-  if ((await adapters.readStore.collection(Collections.accounts).count()) > 0) return;
+  if ((await adapters.readStore.collection(Collections.accounts).count({ _id: { $ne: CATALOGUE_ACCOUNT_ID } })) > 0) return;
   const demo = await openAccount(adapters.eventStore, { name: 'Demo account' }, { accountId: null, requestId: null, actor: 'system:bootstrap' });
   logger.info({ account_id: demo.account_id }, 'demo account created');
   process.stdout.write(

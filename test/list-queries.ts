@@ -26,6 +26,8 @@ const IMAGE_FILTERS = [
   '&sub_id=u1',
   '&age_months_min=3&age_months_max=40',
   '&mime_types=jpg,png',
+  '&license=cc-by-sa',
+  '&license=cc-by,cc0',
   '&breed_groups=hound',
   '&exclude_breed_groups=hound',
 ];

@@ -4,9 +4,20 @@ import { streamEvents } from '../stream-events.ts';
 
 export const accountStream = (accountId: string): string => `account-${accountId}`;
 
+/**
+ * `customer`: an account of the API's users (keys, quota). `catalogue`: the system account the
+ * photo import uploads as (fixed id CATALOGUE_ACCOUNT_ID, no keys, no quota): its images may be made
+ * public without a request (domain/images/catalogue.ts).
+ */
+export type AccountKind = 'customer' | 'catalogue';
+
+/** The id of the catalogue account (random account ids are 12 characters: it cannot collide). */
+export const CATALOGUE_ACCOUNT_ID = 'catalogue';
+
 export type AccountOpened = Event<
   'AccountOpened',
-  { account_id: string; name: string; email: string | null; features: Feature[]; opened_at: string }
+  /** `kind` absent: a customer account. */
+  { account_id: string; name: string; email: string | null; features: Feature[]; opened_at: string; kind?: AccountKind }
 >;
 export type ApiKeyIssued = Event<
   'ApiKeyIssued',
@@ -38,6 +49,7 @@ export const accountEvents = streamEvents<AccountEvent>('account', { AccountOpen
 export type AccountState = {
   status: 'none' | 'active' | 'inactive';
   accountId: string | null;
+  kind: AccountKind;
   features: ReadonlySet<Feature>;
   switchedOff: ReadonlySet<Feature>;
   keys: ReadonlyMap<string, { revoked: boolean }>;
@@ -47,6 +59,7 @@ export type AccountState = {
 export const initialAccountState = (): AccountState => ({
   status: 'none',
   accountId: null,
+  kind: 'customer',
   features: new Set(),
   switchedOff: new Set(),
   keys: new Map(),
@@ -63,7 +76,7 @@ const withSet = <T>(set: ReadonlySet<T>, add: readonly T[], remove: readonly T[]
 export const evolveAccount = (state: AccountState, event: AccountEvent): AccountState => {
   switch (event.type) {
     case 'AccountOpened':
-      return { ...state, status: 'active', accountId: event.data.account_id, features: new Set(event.data.features) };
+      return { ...state, status: 'active', accountId: event.data.account_id, kind: event.data.kind ?? 'customer', features: new Set(event.data.features) };
     case 'ApiKeyIssued':
       return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: false }) };
     case 'ApiKeyRevoked':

@@ -1,7 +1,7 @@
 import { DomainError } from '../errors.ts';
 import type { Decider } from '../decider.ts';
 import { ALL_FEATURES, isFeature, type Feature } from './features.ts';
-import { evolveAccount, initialAccountState, type AccountEvent, type AccountState } from './account.ts';
+import { CATALOGUE_ACCOUNT_ID, evolveAccount, initialAccountState, type AccountEvent, type AccountState } from './account.ts';
 
 /** A key as the command side generated it: only its hash ever reaches an event. */
 export type NewApiKey = { key_id: string; key_hash: string; key_prefix: string };
@@ -17,6 +17,8 @@ export type AccountCommand =
       key: NewApiKey;
       now: string;
     }
+  /** The catalogue account (CATALOGUE_ACCOUNT_ID): no key, no feature; opening it again decides nothing. */
+  | { type: 'OpenCatalogueAccount'; now: string }
   | { type: 'IssueApiKey'; key: NewApiKey; now: string }
   | { type: 'RevokeApiKey'; key_id: string; now: string }
   | { type: 'DeactivateAccount'; now: string }
@@ -58,8 +60,21 @@ export const decideAccount = (command: AccountCommand, state: AccountState): Acc
         { type: 'ApiKeyIssued', data: { account_id: command.account_id, ...command.key, issued_at: command.now } },
       ];
     }
+    case 'OpenCatalogueAccount': {
+      if (state.status !== 'none') {
+        if (state.kind !== 'catalogue') throw new DomainError('conflict', 'a customer account has the catalogue account id');
+        return [];
+      }
+      return [
+        {
+          type: 'AccountOpened',
+          data: { account_id: CATALOGUE_ACCOUNT_ID, name: 'Catalogue (photo import)', email: null, features: [], opened_at: command.now, kind: 'catalogue' },
+        },
+      ];
+    }
     case 'IssueApiKey': {
       const account_id = requireOpen(state);
+      if (state.kind === 'catalogue') throw new DomainError('forbidden', 'the catalogue account takes no API keys: photos come in through the import');
       if (state.status === 'inactive') throw new DomainError('account_inactive', 'account is inactive');
       return [{ type: 'ApiKeyIssued', data: { account_id, ...command.key, issued_at: command.now } }];
     }

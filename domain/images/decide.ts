@@ -1,4 +1,5 @@
 import { DomainError } from '../errors.ts';
+import type { AccountKind } from '../accounts/account.ts';
 import type { Decider } from '../decider.ts';
 import {
   evolveImage,
@@ -16,7 +17,11 @@ import {
  * event twice, or restarts mid-image, records its result once).
  */
 export type ImageCommand =
-  | { type: 'UploadImage'; data: ImageUploaded['data'] }
+  /**
+   * `uploader`: the kind of the uploading account (default customer). Only the catalogue account
+   * may upload an image to be made public once safe (`public_when_safe`), and only with a licence.
+   */
+  | { type: 'UploadImage'; data: ImageUploaded['data']; uploader?: AccountKind }
   | { type: 'RecordValidation'; data: ImageValidated['data'] }
   | { type: 'RecordLabels'; data: ImageLabelled['data'] };
 
@@ -24,6 +29,10 @@ export const decideImage = (command: ImageCommand, state: ImageState): ImageEven
   switch (command.type) {
     case 'UploadImage':
       if (state.exists) throw new DomainError('conflict', `image ${command.data.image_id} already exists`);
+      if (command.data.public_when_safe) {
+        if ((command.uploader ?? 'customer') !== 'catalogue') throw new DomainError('forbidden', 'only catalogue imports are made public without a request');
+        if (!command.data.attribution?.license) throw new DomainError('validation_failed', 'a photo without a licence is not made public', { details: ['license is required for a public catalogue photo'] });
+      }
       return [{ type: 'ImageUploaded', data: command.data }];
     case 'RecordValidation':
       if (!state.exists) throw new DomainError('not_found', 'image not found');

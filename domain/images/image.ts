@@ -17,6 +17,7 @@
  * Pipeline states (spec "States and transitions"): to_be_reviewed -> clean | unsafe -> labelled.
  */
 import type { ImageEmbedding } from './embedding.ts';
+import type { ImageAttribution } from './attribution.ts';
 import type { Event } from '../decider.ts';
 import { streamEvents } from '../stream-events.ts';
 
@@ -79,6 +80,14 @@ export type ImageUploaded = Event<
     parent_image_id: string | null;
     crop_box: FractionBox | null;
     created_at: string;
+    /** Licence, author, source and title of the photo (catalogue imports); absent or null when unknown. */
+    attribution?: ImageAttribution | null;
+    /**
+     * A catalogue import to be made public once the pipeline has found it safe and labelled it
+     * (ImagePublished, domain/images/catalogue.ts): only the catalogue account's uploads may ask
+     * for it, and only with a licence. Absent on every other upload.
+     */
+    public_when_safe?: boolean;
   }
 >;
 
@@ -178,6 +187,9 @@ export type ImagePublicRequestDecided = Event<
   }
 >;
 
+/** A catalogue import made public without a request: safe, labelled and licensed (domain/images/catalogue.ts). */
+export type ImagePublished = Event<'ImagePublished', { image_id: string; account_id: string; reason: 'catalogue_import'; published_at: string }>;
+
 export type ImageDeleted = Event<'ImageDeleted', { image_id: string; account_id: string; blob_keys: ImageBlobKeys; deleted_at: string }>;
 
 export type ImageEvent =
@@ -188,6 +200,7 @@ export type ImageEvent =
   | ImageBreedUntagged
   | ImagePublicRequested
   | ImagePublicRequestDecided
+  | ImagePublished
   | ImageDeleted;
 
 /** The events of `image-…` streams, told apart where they are read back. */
@@ -201,6 +214,7 @@ export const IMAGE_EVENT_TYPES: readonly ImageEvent['type'][] = [
   'ImageBreedUntagged',
   'ImagePublicRequested',
   'ImagePublicRequestDecided',
+  'ImagePublished',
   'ImageDeleted',
 ];
 
@@ -213,6 +227,10 @@ export type ImageState =
       imageId: string;
       accountId: string;
       status: ImageStatus;
+      /** The safety check's verdict (kept once labelled: labelling runs on unsafe images too); null before it. */
+      verdict: 'clean' | 'unsafe' | null;
+      /** A catalogue import waiting to be made public once safe and labelled. */
+      publicWhenSafe: boolean;
       deleted: boolean;
       autoCrop: boolean;
       parentImageId: string | null;
@@ -232,6 +250,8 @@ export const evolveImage = (state: ImageState, event: ImageEvent): ImageState =>
       imageId: data.image_id,
       accountId: data.account_id,
       status: 'to_be_reviewed',
+      verdict: null,
+      publicWhenSafe: data.public_when_safe === true,
       deleted: false,
       autoCrop: data.auto_crop,
       parentImageId: data.parent_image_id,
@@ -244,7 +264,7 @@ export const evolveImage = (state: ImageState, event: ImageEvent): ImageState =>
   if (!state.exists) return state;
   switch (event.type) {
     case 'ImageValidated':
-      return { ...state, status: event.data.verdict };
+      return { ...state, status: event.data.verdict, verdict: event.data.verdict };
     case 'ImageLabelled':
       return { ...state, status: 'labelled' };
     case 'ImageBreedTagged':
@@ -258,6 +278,8 @@ export const evolveImage = (state: ImageState, event: ImageEvent): ImageState =>
         publicRequest: { request_id: event.data.request_id, status: event.data.status },
         isPublic: event.data.status === 'approved' ? true : state.isPublic,
       };
+    case 'ImagePublished':
+      return { ...state, isPublic: true };
     case 'ImageDeleted':
       return { ...state, deleted: true };
   }

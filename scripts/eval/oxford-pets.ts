@@ -14,16 +14,20 @@
  *                  reference-data by name); and the same method on the main animal's crop;
  *   CPU            the process's CPU time (all threads) over the safety call and over analyseImage.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { suggestBreeds, type BreedName } from '../../domain/images/analysis.ts';
-import { processUpload, SIZE_BOUNDS } from '../../infrastructure/images/process-upload.ts';
+import { SIZE_BOUNDS } from '../../infrastructure/images/process-upload.ts';
 import type { VisionModels } from '../../infrastructure/vision/port.ts';
 import { encodeEmbedding, type ImageEmbedding } from '../../domain/images/embedding.ts';
 import { breedVectorOf } from '../../domain/images/breed-centroids.ts';
 import { analyseImage } from '../../processors/images/analyse.ts';
+import { preparePhoto, resolvedEntries } from '../../runtime/image-import/import.ts';
+import { breedMatcher, type BreedRef } from '../../runtime/image-import/breeds.ts';
+import { oxfordPhotos, writeOxfordManifest, type OxfordPhoto } from './oxford-manifest.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DEFAULT_DATASET = resolve(join(ROOT, '../shared/datasets/oxford-pets-sample'));
@@ -69,9 +73,32 @@ export const referenceBreeds = (): BreedName[] =>
   ['cats.json', 'dogs-1.json', 'dogs-2.json'].flatMap((file) =>
     (JSON.parse(readFileSync(join(ROOT, 'reference-data/breeds', file), 'utf8')) as BreedName[]).map(({ id, name, species_id }) => ({ id, name, species_id })),
   );
-const normalise = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
-/** Oxford's breed names whose reference-data name differs */
-const RENAMED: Record<string, string> = { german_shorthaired: 'german-shorthaired-pointer', wheaten_terrier: 'soft-coated-wheaten-terrier' };
+
+/**
+ * The photos as the photo import reads them — the sample's manifest (oxford-manifest.ts), each row
+ * resolved by the import (breeds matched to the reference breeds, file inside the folder): the
+ * labelled catalogue the breed figures are learnt from has the breeds an import gives it.
+ */
+const catalogueOf = async (dataset: string, selected: OxfordPhoto[]): Promise<(OxfordPhoto & { path: string; breedId: string })[]> => {
+  const dir = mkdtempSync(join(tmpdir(), 'eval-manifest-'));
+  try {
+    const manifest = writeOxfordManifest(dataset, join(dir, 'manifest.csv'), selected);
+    const breeds = breedMatcher(
+      ['cats.json', 'dogs-1.json', 'dogs-2.json'].flatMap((file) => JSON.parse(readFileSync(join(ROOT, 'reference-data/breeds', file), 'utf8')) as BreedRef[]),
+    );
+    const photos: (OxfordPhoto & { path: string; breedId: string })[] = [];
+    let index = 0;
+    for await (const resolved of resolvedEntries({ folder: dataset, manifest }, breeds)) {
+      const photo = selected[index++];
+      if ('skip' in resolved) throw new Error(`the import skips ${resolved.file}: ${resolved.skip} (${resolved.detail})`);
+      if (resolved.photo.breed_ids.length !== 1) throw new Error(`${photo.name}: no single breed (${resolved.photo.breed_ids.join(', ')})`);
+      photos.push({ ...photo, path: resolved.photo.path, breedId: resolved.photo.breed_ids[0] });
+    }
+    return photos;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
 
 export const datasetPresent = (dataset = DEFAULT_DATASET): boolean => existsSync(join(dataset, 'labels.csv')) && existsSync(join(dataset, 'head-boxes.csv'));
 
@@ -83,29 +110,28 @@ export const evaluateOxfordPets = async (vision: VisionModels, options: { datase
     return rows.map((row) => Object.fromEntries(header.map((key, i) => [key, row[i]])));
   };
   const known = referenceBreeds();
-  const breedId = (oxford: string): string => {
-    const id = RENAMED[oxford] ?? known.find((b) => normalise(b.name) === normalise(oxford))?.id;
-    if (!id) throw new Error(`no reference breed named like ${oxford}`);
-    return id;
-  };
   const heads = new Map(csv('head-boxes.csv').map((row) => [row.image_name, row]));
-  let photos = csv('labels.csv').map((row) => ({ name: row.image_name, breed: row.breed, species: row.species }));
+  let selected = oxfordPhotos(dataset);
   const limit = options.limit ?? 0;
-  if (limit > 0 && limit < photos.length) {
-    const step = photos.length / limit;
-    photos = Array.from({ length: limit }, (_, i) => photos[Math.floor(i * step)]);
+  if (limit > 0 && limit < selected.length) {
+    const step = selected.length / limit;
+    selected = Array.from({ length: limit }, (_, i) => selected[Math.floor(i * step)]);
   }
+  // The photos and their breeds as the photo import reads them (its manifest, breed matching and file checks).
+  const photos = await catalogueOf(dataset, selected);
 
-  // The `med` size as an upload makes it. A photo the upload checks refuse (a false positive of
-  // theirs: the sample's photos are plain JPEGs) is made the same way by sharp directly, and counted.
+  // The `med` size as an upload makes it (the import's preparePhoto: processUpload). A photo the
+  // upload checks refuse (a false positive of theirs: the sample's photos are plain JPEGs) is made
+  // the same way by sharp directly, and counted.
   const refused: string[] = [];
-  const medOf = async (name: string): Promise<Buffer> => {
-    const bytes = readFileSync(join(dataset, 'images', `${name}.jpg`));
+  const medOf = async (path: string): Promise<Buffer> => {
+    const prepared = await preparePhoto(path);
+    if ('problem' in prepared) throw new Error(`${path}: ${prepared.problem}`);
     try {
-      return (await processUpload(bytes)).sizes.med;
+      return (await prepared.image()).sizes.med;
     } catch (error) {
-      refused.push(`${name} (${(error as Error).message})`);
-      return sharp(bytes).rotate().resize({ width: SIZE_BOUNDS.med, height: SIZE_BOUNDS.med, fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer();
+      refused.push(`${basename(path, '.jpg')} (${(error as Error).message})`);
+      return sharp(prepared.bytes).rotate().resize({ width: SIZE_BOUNDS.med, height: SIZE_BOUNDS.med, fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer();
     }
   };
   const cpuOf = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
@@ -116,7 +142,7 @@ export const evaluateOxfordPets = async (vision: VisionModels, options: { datase
   };
 
   // load the models outside the measurement
-  const first = await medOf(photos[0].name);
+  const first = await medOf(photos[0].path);
   await vision.moderate(first);
   await analyseImage(vision, first);
   refused.length = 0;
@@ -124,7 +150,7 @@ export const evaluateOxfordPets = async (vision: VisionModels, options: { datase
   const results: PhotoResult[] = [];
   const started = performance.now();
   for (const photo of photos) {
-    const med = await medOf(photo.name);
+    const med = await medOf(photo.path);
     const [, safetyCpuMs] = await cpuOf(() => vision.moderate(med));
     const [analysis, cpuMs] = await cpuOf(() => analyseImage(vision, med));
     const head = heads.get(photo.name)!;
@@ -134,7 +160,7 @@ export const evaluateOxfordPets = async (vision: VisionModels, options: { datase
     const ofSpecies = known.filter((b) => b.species_id === analysis.species);
     const suggested = suggestBreeds(analysis.whole.top, ofSpecies);
     const fromCrop = suggestBreeds(analysis.main.top, ofSpecies);
-    const id = breedId(photo.breed);
+    const id = photo.breedId;
     const classifier = vision.info().find((info) => info.task === 'classification');
     const model = classifier ? `${classifier.name} ${classifier.version}` : 'unknown';
     let flipped: ImageEmbedding | undefined;
