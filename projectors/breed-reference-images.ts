@@ -48,7 +48,7 @@ export const applyImageToBreeds = async (event: Recorded<ImageEvent>, store: Rea
       after = before && (before.public_since !== null || event.data.status !== 'approved' ? before : { ...before, public_since: Number(event.position) });
       break;
     case 'ImagePublished':
-      after = before && (before.public_since !== null ? before : { ...before, public_since: Number(recorded.position) });
+      after = before && (before.public_since !== null ? before : { ...before, public_since: Number(event.position) });
       break;
     case 'ImageDeleted':
       after = null;

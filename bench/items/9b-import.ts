@@ -78,9 +78,9 @@ export const item: BenchItem = {
       const photoLines: number[] = [];
       const summaries: { imported: number; skipped: Record<string, number> }[] = [];
       for await (const line of createInterface({ input: child.stdout })) {
-        const parsed = JSON.parse(line) as { type: string };
+        const parsed = JSON.parse(line) as { type: string } & Partial<(typeof summaries)[number]>;
         if (parsed.type === 'photo') photoLines.push(performance.now());
-        if (parsed.type === 'summary') summaries.push(parsed as unknown as (typeof summaries)[number]);
+        if (parsed.type === 'summary') summaries.push({ imported: parsed.imported ?? 0, skipped: parsed.skipped ?? {} });
       }
       const summary = summaries[0];
       const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));

@@ -204,7 +204,7 @@ export type ImageEvent =
   | ImageDeleted;
 
 /** The events of `image-…` streams, told apart where they are read back. */
-export const imageEvents = streamEvents<ImageEvent>('image', { ImageUploaded: true, ImageValidated: true, ImageLabelled: true, ImageBreedTagged: true, ImageBreedUntagged: true, ImagePublicRequested: true, ImagePublicRequestDecided: true, ImageDeleted: true });
+export const imageEvents = streamEvents<ImageEvent>('image', { ImageUploaded: true, ImageValidated: true, ImageLabelled: true, ImageBreedTagged: true, ImageBreedUntagged: true, ImagePublicRequested: true, ImagePublicRequestDecided: true, ImagePublished: true, ImageDeleted: true });
 
 export const IMAGE_EVENT_TYPES: readonly ImageEvent['type'][] = [
   'ImageUploaded',

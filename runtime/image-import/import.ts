@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { imageStream, type ImageEvent, type ImageLabelled } from '../../domain/images/image.ts';
+import { imageEvents, imageStream, type ImageEvent, type ImageLabelled } from '../../domain/images/image.ts';
+import { decodeAll, type Recorded } from '../../infrastructure/event-store/recorded.ts';
 import { imageDecider } from '../../domain/images/decide.ts';
 import { foldEvents } from '../../domain/decider.ts';
 import { isDomainError } from '../../domain/errors.ts';
@@ -9,7 +10,7 @@ import { Collections } from '../../contracts/read-models.ts';
 import type { BreedDoc } from '../../contracts/reference-read-models.ts';
 import { catalogueImageId, ensureCatalogueAccount, publishCatalogueImage, uploadCatalogueImage } from '../../command-api/handlers/catalogue-images.ts';
 import type { CommandContext } from '../../infrastructure/event-store/command-handler.ts';
-import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/port.ts';
+import type { EventStore } from '../../infrastructure/event-store/port.ts';
 import type { ReadStore } from '../../infrastructure/read-store/port.ts';
 import type { BlobStore } from '../../infrastructure/blobs/port.ts';
 import type { VisionModels } from '../../infrastructure/vision/port.ts';
@@ -109,7 +110,7 @@ export const preparePhoto = async (path: string): Promise<{ bytes: Buffer; sha25
   return { bytes, sha256: createHash('sha256').update(bytes).digest('hex'), image: () => processUpload(bytes) };
 };
 
-const eventsOf = async (store: EventStore, imageId: string): Promise<RecordedEvent[]> => store.readStream(imageStream(imageId));
+const eventsOf = async (store: EventStore, imageId: string): Promise<Recorded<ImageEvent>[]> => decodeAll(imageEvents, await store.readStream(imageStream(imageId)));
 
 /**
  * Takes an uploaded catalogue image through what is left of its pipeline — validation, labelling,
@@ -131,18 +132,18 @@ const completePipeline = async (deps: ImportDeps, imageId: string, sizes: boolea
     events = await eventsOf(deps.eventStore, imageId);
   }
   if (sizes) await imageSizesProcessor.handle(uploaded, processorDeps);
-  let state = foldEvents(imageDecider, events as unknown as ImageEvent[]);
+  let state = foldEvents(imageDecider, events);
   if (state.exists && !state.deleted && state.publicWhenSafe && !state.isPublic && state.verdict === 'clean' && state.status === 'labelled') {
     await publishCatalogueImage(deps.eventStore, imageId, { ...CONTEXT, causationId: uploaded.id });
     state = { ...state, isPublic: true };
   }
-  const labelled = events.find((event) => event.type === 'ImageLabelled') as unknown as ImageLabelled | undefined;
+  const labelled = events.find((event): event is Recorded<ImageLabelled> => event.type === 'ImageLabelled');
   return { state, speciesId: labelled?.data.species_id ?? null };
 };
 
 /** An image as far as its pipeline has got: done when labelled, and published if it is to be (or unsafe, which is never published). */
-const isComplete = (events: RecordedEvent[]): boolean => {
-  const state = foldEvents(imageDecider, events as unknown as ImageEvent[]);
+const isComplete = (events: Recorded<ImageEvent>[]): boolean => {
+  const state = foldEvents(imageDecider, events);
   if (!state.exists) return false;
   if (state.deleted) return true;
   if (state.status !== 'labelled') return false;
@@ -162,7 +163,7 @@ const importPhoto = async (deps: ImportDeps, photo: PlannedPhoto, seen: Set<stri
   const existing = await eventsOf(deps.eventStore, imageId);
   if (existing.length > 0) {
     if (isComplete(existing)) {
-      const state = foldEvents(imageDecider, existing as unknown as ImageEvent[]);
+      const state = foldEvents(imageDecider, existing);
       return skip('already_imported', state.exists && state.deleted ? 'imported before and deleted since' : 'imported before (same bytes)', imageId);
     }
     resumed = true; // an earlier run stopped mid-pipeline: finish it
