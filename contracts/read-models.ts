@@ -27,6 +27,7 @@ export const Collections = {
   favouriteImages: 'favourite_images',
   /** Public images per breed, for the breeds' reference_image_id (owned by the breeds projection). */
   breedImages: 'breed_images',
+  breedReferenceCandidates: 'breed_reference_candidates',
   /** Each image's embedding, breeds and scope as the breed-centroids projection keeps them. */
   imageVectors: 'image_vectors',
   /** Per-breed sums of the embeddings of labelled images, per scope (public, or one account) and species. */
@@ -108,8 +109,34 @@ export type ImageVectorDoc = {
  */
 export type BreedCentroidDoc = { _id: string; scope: string; species_id: string; breed_id: string; model: string; count: number; sum: string };
 
-/** One image as the breeds projection keeps it: its breeds, and from which position on it is public. */
-export type BreedImageDoc = { _id: string; breed_ids: string[]; public_since: number | null };
+/**
+ * One image as the breeds projection keeps it: its breeds, from which position on it is public,
+ * and what the choice of a reference image weighs (domain/images/reference-image.ts). Documents
+ * written before the choice weighed anything lack the last four (read as false, false, null, 0).
+ */
+export type BreedImageDoc = {
+  _id: string;
+  breed_ids: string[];
+  public_since: number | null;
+  unsafe?: boolean;
+  child?: boolean;
+  species_id?: string | null;
+  confidence?: number;
+};
+
+/**
+ * One image that may be a breed's reference image (public, not unsafe, not a child crop), once per
+ * breed tagged on it: `_id` is `<breed_id>|<image_id>`. Scalar fields only, so the best candidate
+ * of a breed is one indexed read, however many images the catalogue holds.
+ */
+export type BreedReferenceCandidateDoc = {
+  _id: string;
+  breed_id: string;
+  image_id: string;
+  species_id: string | null;
+  confidence: number;
+  public_since: number;
+};
 
 export type ApiKeyDoc = { _id: string; key_id: string; account_id: string; revoked: boolean };
 

@@ -5,7 +5,7 @@ import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { Breed, SpeciesColour } from '../reference-data/schemas.ts';
 import { toBreedResource } from './breed-resource.ts';
 import { defineProjection } from './projection.ts';
-import { applyImageToBreeds, referenceImageOf } from './breed-reference-images.ts';
+import { applyImageToBreeds, CANDIDATE_ORDER, referenceImageOf } from './breed-reference-images.ts';
 import { Collections } from '../contracts/read-models.ts';
 import { markBreedsChanged, seedBreedsVersion } from './breeds-version.ts';
 
@@ -44,7 +44,7 @@ const replaceBreedDocs = async <T extends ColourDoc | CareTipDoc>(
  */
 export const breedsProjection = defineProjection({
   name: 'breeds',
-  collections: [REFERENCE_COLLECTIONS.breeds, REFERENCE_COLLECTIONS.breedsVersion, REFERENCE_COLLECTIONS.colours, REFERENCE_COLLECTIONS.careTips, Collections.breedImages],
+  collections: [REFERENCE_COLLECTIONS.breeds, REFERENCE_COLLECTIONS.breedsVersion, REFERENCE_COLLECTIONS.colours, REFERENCE_COLLECTIONS.careTips, Collections.breedImages, Collections.breedReferenceCandidates],
   // image-: each breed's reference_image_id (breed-reference-images.ts)
   streamPrefixes: ['breed-', 'colour-', 'image-'],
   async setup(store) {
@@ -52,6 +52,7 @@ export const breedsProjection = defineProjection({
     await store.collection(REFERENCE_COLLECTIONS.colours).createIndex('breed_id');
     await store.collection(REFERENCE_COLLECTIONS.careTips).createIndex('breed_id');
     await store.collection(Collections.breedImages).createIndex('breed_ids');
+    await store.collection(Collections.breedReferenceCandidates).createIndex({ ...CANDIDATE_ORDER });
     await seedBreedsVersion(store);
   },
   async apply(recorded, store) {
@@ -71,7 +72,7 @@ export const breedsProjection = defineProjection({
       }
       const breed = (event.data as { record: unknown }).record as Breed;
       const doc = breedDoc(breed);
-      doc.resource.reference_image_id = await referenceImageOf(store, breed.id);
+      doc.resource.reference_image_id = await referenceImageOf(store, breed.id, breed.species_id);
       await store.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds).upsert(doc, position);
       await markBreedsChanged(store, position);
       await replaceBreedDocs<ColourDoc>(
