@@ -21,6 +21,8 @@ export const Collections = {
   webhookDeliveries: 'webhook_deliveries',
   usageRecords: 'usage_records',
   images: 'images',
+  /** The public images as random search draws them (owned by the images projection). */
+  imageSearchEntries: 'image_search_entries',
   uploadQuotas: 'upload_quotas',
   /** What the votes and favourites projections know of each image (their own copies: projections never read each other's). */
   voteImages: 'vote_images',
@@ -239,6 +241,25 @@ export type WebhookDeliveryDoc = {
  * Everything the search filters and the answers need is on the document; breed/category/colour
  * records are joined from the reference read models when answering.
  */
+/**
+ * A public image as the random image search draws it: one entry per key the search narrows by —
+ * `all`, `species:<id>` when the species is known, `breed:<id>` per breed tagged — each with the
+ * image's random key (ImageDoc.random) and the fields the search also filters on, all but the
+ * arrays scalar. `_id` is `<key>|<image id>`. Indexed by (key, random): a search reads the entries
+ * of a narrow range of random keys of one key, never the whole set (query-api/fair-sample.ts).
+ */
+export type ImageSearchEntryDoc = {
+  _id: string;
+  key: string;
+  image_id: string;
+  random: number;
+  species_id: string | null;
+  format: string;
+  has_breeds: boolean;
+  breed_ids: string[];
+  category_ids: string[];
+};
+
 export type ImageDoc = {
   _id: string;
   id: string;
