@@ -5,7 +5,7 @@ import { commaList } from '../http/paging.ts';
 import type { Filter, ReadStore } from '../infrastructure/read-store/port.ts';
 
 /** `jpg`, `jpeg`, `image/jpeg` → `jpg`; the stored formats are jpg, png, gif and webp. */
-const formatOf = (mime: string): string => {
+export const formatOf = (mime: string): string => {
   const bare = mime.replace(/^image\//, '');
   return bare === 'jpeg' ? 'jpg' : bare;
 };
