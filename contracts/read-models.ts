@@ -290,6 +290,8 @@ export type ImageDoc = {
   orientation: 'landscape' | 'portrait' | 'square' | null;
   /** Approved public request: the image is in everyone's search. */
   public: boolean;
+  /** The safety check found it unsafe (kept after labelling, which moves `status` on); absent on images validated before it was kept. */
+  unsafe?: boolean;
   review: { approved: boolean; public: boolean; pending: boolean; rejected: boolean; flagged: boolean; is_portrait: boolean };
   public_request: {
     id: string;

@@ -59,6 +59,8 @@ export const imagesProjection = defineProjection({
     for (const scope of ['account_id', 'public']) {
       for (const order of ['created_at', 'sub_id', 'breed_ids', 'id']) await images.createIndex({ [scope]: 1, [order]: 1, _id: 1 });
     }
+    // The console's moderation queues (query-api/routes/admin/moderation.ts), oldest first.
+    for (const queue of ['public_request.status', 'unsafe', 'status']) await images.createIndex({ [queue]: 1, created_at: 1, _id: 1 });
     // Random search: the entries of one key in a range of random keys (query-api/fair-sample.ts).
     await store.collection(Collections.imageSearchEntries).createIndex({ key: 1, random: 1 });
   },
@@ -85,6 +87,7 @@ export const imagesProjection = defineProjection({
         next = {
           ...doc,
           status: event.data.verdict,
+          unsafe: event.data.verdict === 'unsafe',
           unsafe_reasons: event.data.unsafe_reasons,
           moderation_labels: event.data.moderation_labels,
           updated_at: event.data.validated_at,

@@ -82,4 +82,5 @@ export const LIST_REQUESTS: ListRequest[] = [
   { list: 'usage', path: '/v1/accounts/usage?start_date=2020-01-01&end_date=2099-12-31' },
   { list: 'public request', path: '/v1/images/{image}/public-requests' },
   { list: 'ops', path: '/v1/admin/ops/status', admin: true },
+  ...['pending', 'flagged', 'held'].map((queue) => ({ list: 'moderation', path: `/v1/admin/images/moderation?queue=${queue}&limit=5`, admin: true })),
 ];
