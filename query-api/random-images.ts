@@ -36,6 +36,24 @@ export const entryFilterOf = (query: DrawQuery): { filter: Filter; copiesOf: (en
   return { filter, copiesOf };
 };
 
+/**
+ * `want` distinct public images that match, drawn fairly from the search entries (fair-sample.ts):
+ * the entries of the query's key are counted (an index range count), then read a bucket of random
+ * keys at a time. Null when the draw could not finish (the caller then reads the matching ids).
+ */
+export const drawFromEntries = async (readStore: ReadStore, query: DrawQuery, want: number, random: () => number): Promise<string[] | null> => {
+  const entries = readStore.collection<ImageSearchEntryDoc>(Collections.imageSearchEntries);
+  const { filter, copiesOf } = entryFilterOf(query);
+  const result = await drawFairly({
+    total: await entries.count(filter),
+    want,
+    random,
+    readBucket: async (low, high, max) =>
+      (await entries.find({ $and: [filter, { random: { $gte: low, $lt: high } }] }, { limit: max })).map((entry) => ({ id: entry.image_id, copies: copiesOf(entry) })),
+  });
+  return result?.ids ?? null;
+};
+
 const shuffle = <T>(items: T[], random: () => number): T[] => {
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
@@ -74,19 +92,7 @@ export const drawRandomImages = async (
   const drawn: ImageDoc[] = fromOwn > 0 ? await images.sample(ownFilter, fromOwn) : [];
   if (fromPublic > 0) {
     const publicFilter = await imageFilter(readStore, { public: true }, input.query);
-    let ids: string[] | null = null;
-    if (open > 2 * fromPublic) {
-      const entries = readStore.collection<ImageSearchEntryDoc>(Collections.imageSearchEntries);
-      const { filter, copiesOf } = entryFilterOf(input.query);
-      const result = await drawFairly({
-        total: await entries.count(filter),
-        want: fromPublic,
-        random,
-        readBucket: async (low, high, max) =>
-          (await entries.find({ $and: [filter, { random: { $gte: low, $lt: high } }] }, { limit: max })).map((entry) => ({ id: entry.image_id, copies: copiesOf(entry) })),
-      });
-      ids = result?.ids ?? null;
-    }
+    const ids = open > 2 * fromPublic ? await drawFromEntries(readStore, input.query, fromPublic, random) : null;
     if (ids) {
       const found = await images.getMany(ids);
       drawn.push(...ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : [])));
