@@ -6,11 +6,19 @@ import type { Filter, ReadStore } from '../infrastructure/read-store/port.ts';
 import { drawFairly } from './fair-sample.ts';
 import { formatOf, imageFilter } from './image-filters.ts';
 
-/** The search's filters the random draw serves from the search entries; any other filter draws the old way. */
 type DrawQuery = Partial<ImageFilterQuery>;
-const OTHER_FILTERS = ['breed_groups', 'exclude_breed_groups', 'colour_id', 'colour_ids', 'colour_code', 'has_colours', 'age_months_min', 'age_months_max', 'sub_id', 'account_id'] as const;
+/** The search's filters the random draw serves from the search entries (entryFilterOf). */
+const ENTRY_FILTERS = new Set(['breed_ids', 'breed_id', 'species_id', 'has_breeds', 'category_ids', 'mime_types']);
+/** What a search takes besides filters (paging, rendering). */
+const NOT_FILTERS = new Set(['limit', 'page', 'order', 'order_by', 'size', 'format', 'lang', 'include_breeds', 'include_categories', 'include_colours']);
 
-export const drawsFromEntries = (query: DrawQuery): boolean => OTHER_FILTERS.every((name) => query[name] === undefined);
+/**
+ * Whether the random draw can come from the search entries: every filter given is one of theirs.
+ * Any other (breed groups, colours, ages, sub_id, account_id, and any filter added later until the
+ * entries carry it) draws the old way, by reading the matching ids.
+ */
+export const drawsFromEntries = (query: Record<string, unknown>): boolean =>
+  Object.entries(query).every(([name, value]) => value === undefined || ENTRY_FILTERS.has(name) || NOT_FILTERS.has(name));
 
 /**
  * The search entries' filter of a query (ImageSearchEntryDoc): the narrowest key — the breeds
