@@ -148,6 +148,20 @@ const breedFilters = {
   lang: Lang,
 };
 
+/** The Image schema (contracts/image-resource.ts) by reference: that module imports this one. */
+const ImageSchemaRef = Type.Unsafe(Type.Ref('Image'));
+
+/** GET /breeds and /breeds/{id}: the reference image is embedded unless attach_image=0. */
+const AttachImage = QueryBoolean(
+  "embed the breed's reference image as `image` (the Image). Omitted: on breeds that have one (as TheCatAPI); 1: on every breed, null when it has none; 0: never",
+);
+
+/** A breed as the breed reads answer it: with its reference image embedded (attach_image). */
+export const BreedWithImage = Type.Intersect([
+  Breed,
+  Type.Object({ image: Type.Optional(Type.Union([ImageSchemaRef, Type.Null()], { description: 'the reference image (attach_image), null when the breed has none' })) }),
+]);
+
 /** GET /breeds: the large page (limit up to 1000, default 1000), extinct breeds hidden by default. */
 export const ListBreedsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 1000 }),
@@ -159,6 +173,7 @@ export const ListBreedsQuery = Type.Object({
     ),
   ),
   extinct: Type.Optional(QueryBoolean('include only extinct (true) or only living (false) breeds', false)),
+  attach_image: Type.Optional(AttachImage),
   ...breedFilters,
 });
 export type ListBreedsQuery = Static<typeof ListBreedsQuery>;
@@ -172,5 +187,5 @@ export const SearchBreedsQuery = Type.Object({
 });
 export type SearchBreedsQuery = Static<typeof SearchBreedsQuery>;
 
-export const BreedReadQuery = Type.Object({ lang: Lang });
+export const BreedReadQuery = Type.Object({ lang: Lang, attach_image: Type.Optional(AttachImage) });
 

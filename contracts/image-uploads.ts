@@ -77,7 +77,7 @@ export type UploadedImage = Image & { links: Static<typeof ImageLinks> };
 export const imageLinks = (imageId: string): Static<typeof ImageLinks> => ({ status: `/v1/images/${imageId}/status`, analysis: `/v1/images/${imageId}/analysis` });
 
 
-const LabelSchema = Type.Object({
+export const LabelSchema = Type.Object({
   Name: Type.String(),
   Confidence: Type.Number(),
   Instances: Type.Array(
@@ -89,7 +89,7 @@ const LabelSchema = Type.Object({
   Parents: Type.Array(Type.Object({ Name: Type.String() })),
 });
 const SuggestedBreedSchema = Type.Object({ id: Type.String(), confidence: Type.Union([Type.Number(), Type.Null()]) });
-const ModerationLabelSchema = Type.Object({ Name: Type.String(), Confidence: Type.Number(), ParentName: Type.String() });
+export const ModerationLabelSchema = Type.Object({ Name: Type.String(), Confidence: Type.Number(), ParentName: Type.String() });
 
 export const AnalysedImage = Type.Intersect(
   [

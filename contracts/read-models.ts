@@ -22,12 +22,15 @@ export const Collections = {
   webhookDeliveries: 'webhook_deliveries',
   usageRecords: 'usage_records',
   images: 'images',
+  /** The public images as random search draws them (owned by the images projection). */
+  imageSearchEntries: 'image_search_entries',
   uploadQuotas: 'upload_quotas',
   /** What the votes and favourites projections know of each image (their own copies: projections never read each other's). */
   voteImages: 'vote_images',
   favouriteImages: 'favourite_images',
   /** Public images per breed, for the breeds' reference_image_id (owned by the breeds projection). */
   breedImages: 'breed_images',
+  breedReferenceCandidates: 'breed_reference_candidates',
   /** Each image's embedding, breeds and scope as the breed-centroids projection keeps them. */
   imageVectors: 'image_vectors',
   /** Per-breed sums of the embeddings of labelled images, per scope (public, or one account) and species. */
@@ -109,8 +112,34 @@ export type ImageVectorDoc = {
  */
 export type BreedCentroidDoc = { _id: string; scope: string; species_id: string; breed_id: string; model: string; count: number; sum: string };
 
-/** One image as the breeds projection keeps it: its breeds, and from which position on it is public. */
-export type BreedImageDoc = { _id: string; breed_ids: string[]; public_since: number | null };
+/**
+ * One image as the breeds projection keeps it: its breeds, from which position on it is public,
+ * and what the choice of a reference image weighs (domain/images/reference-image.ts). Documents
+ * written before the choice weighed anything lack the last four (read as false, false, null, 0).
+ */
+export type BreedImageDoc = {
+  _id: string;
+  breed_ids: string[];
+  public_since: number | null;
+  unsafe?: boolean;
+  child?: boolean;
+  species_id?: string | null;
+  confidence?: number;
+};
+
+/**
+ * One image that may be a breed's reference image (public, not unsafe, not a child crop), once per
+ * breed tagged on it: `_id` is `<breed_id>|<image_id>`. Scalar fields only, so the best candidate
+ * of a breed is one indexed read, however many images the catalogue holds.
+ */
+export type BreedReferenceCandidateDoc = {
+  _id: string;
+  breed_id: string;
+  image_id: string;
+  species_id: string | null;
+  confidence: number;
+  public_since: number;
+};
 
 export type ApiKeyDoc = { _id: string; key_id: string; account_id: string; revoked: boolean };
 
@@ -213,6 +242,25 @@ export type WebhookDeliveryDoc = {
  * Everything the search filters and the answers need is on the document; breed/category/colour
  * records are joined from the reference read models when answering.
  */
+/**
+ * A public image as the random image search draws it: one entry per key the search narrows by —
+ * `all`, `species:<id>` when the species is known, `breed:<id>` per breed tagged — each with the
+ * image's random key (ImageDoc.random) and the fields the search also filters on, all but the
+ * arrays scalar. `_id` is `<key>|<image id>`. Indexed by (key, random): a search reads the entries
+ * of a narrow range of random keys of one key, never the whole set (query-api/fair-sample.ts).
+ */
+export type ImageSearchEntryDoc = {
+  _id: string;
+  key: string;
+  image_id: string;
+  random: number;
+  species_id: string | null;
+  format: string;
+  has_breeds: boolean;
+  breed_ids: string[];
+  category_ids: string[];
+};
+
 export type ImageDoc = {
   _id: string;
   id: string;
@@ -243,6 +291,8 @@ export type ImageDoc = {
   orientation: 'landscape' | 'portrait' | 'square' | null;
   /** Approved public request: the image is in everyone's search. */
   public: boolean;
+  /** The safety check found it unsafe (kept after labelling, which moves `status` on); absent on images validated before it was kept. */
+  unsafe?: boolean;
   review: { approved: boolean; public: boolean; pending: boolean; rejected: boolean; flagged: boolean; is_portrait: boolean };
   public_request: {
     id: string;

@@ -113,6 +113,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/admin/operations/verify': 'adminVerifyProjection',
   'GET /v1/admin/operations': 'adminListOperations',
   'GET /v1/admin/operations/{id}': 'adminGetOperation',
+  'GET /v1/admin/images/moderation': 'adminListModerationQueue',
 };
 
 const VERBS: Record<string, string> = { GET: 'get', POST: 'create', PUT: 'set', PATCH: 'update', DELETE: 'delete' };

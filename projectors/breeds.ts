@@ -7,7 +7,7 @@ import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { Breed, SpeciesColour } from '../reference-data/schemas.ts';
 import { toBreedResource } from './breed-resource.ts';
 import { defineProjection } from './projection.ts';
-import { applyImageToBreeds, referenceImageOf } from './breed-reference-images.ts';
+import { applyImageToBreeds, CANDIDATE_ORDER, referenceImageOf } from './breed-reference-images.ts';
 import { Collections } from '../contracts/read-models.ts';
 import { markBreedsChanged, seedBreedsVersion } from './breeds-version.ts';
 
@@ -46,7 +46,7 @@ const replaceBreedDocs = async <T extends ColourDoc | CareTipDoc>(
  */
 export const breedsProjection = defineProjection({
   name: 'breeds',
-  collections: [REFERENCE_COLLECTIONS.breeds, REFERENCE_COLLECTIONS.breedsVersion, REFERENCE_COLLECTIONS.colours, REFERENCE_COLLECTIONS.careTips, Collections.breedImages],
+  collections: [REFERENCE_COLLECTIONS.breeds, REFERENCE_COLLECTIONS.breedsVersion, REFERENCE_COLLECTIONS.colours, REFERENCE_COLLECTIONS.careTips, Collections.breedImages, Collections.breedReferenceCandidates],
   // image-: each breed's reference_image_id (breed-reference-images.ts)
   streams: [referenceEvents('breed'), referenceEvents('colour'), imageEvents],
   async setup(store) {
@@ -54,6 +54,7 @@ export const breedsProjection = defineProjection({
     await store.collection(REFERENCE_COLLECTIONS.colours).createIndex('breed_id');
     await store.collection(REFERENCE_COLLECTIONS.careTips).createIndex('breed_id');
     await store.collection(Collections.breedImages).createIndex('breed_ids');
+    await store.collection(Collections.breedReferenceCandidates).createIndex({ ...CANDIDATE_ORDER });
     await seedBreedsVersion(store);
   },
   async apply(event, store) {
@@ -72,7 +73,7 @@ export const breedsProjection = defineProjection({
       }
       const breed = (event.data as { record: unknown }).record as Breed;
       const doc = breedDoc(breed);
-      doc.resource.reference_image_id = await referenceImageOf(store, breed.id);
+      doc.resource.reference_image_id = await referenceImageOf(store, breed.id, breed.species_id);
       await store.collection<BreedDoc>(REFERENCE_COLLECTIONS.breeds).upsert(doc, position);
       await markBreedsChanged(store, position);
       await replaceBreedDocs<ColourDoc>(

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Collections, type ImageDoc } from '../contracts/read-models.ts';
+import { Collections, type ImageDoc, type ImageSearchEntryDoc } from '../contracts/read-models.ts';
+import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { imageEvents } from '../domain/images/image.ts';
 import { defineProjection } from './projection.ts';
 import { uploadedImageDoc } from '../contracts/image-resource.ts';
@@ -16,10 +17,39 @@ const reviewOf = (doc: Pick<ImageDoc, 'status' | 'public' | 'public_request' | '
   is_portrait: doc.orientation === 'portrait',
 });
 
-/** Images, one document each; a deleted image is removed (tombstoned). */
+/** The search entries of an image (see ImageSearchEntryDoc): none while it is not public. */
+export const searchEntriesOf = (doc: ImageDoc | null): ImageSearchEntryDoc[] => {
+  if (!doc || !doc.public) return [];
+  const keys = ['all', ...(doc.species_id ? [`species:${doc.species_id}`] : []), ...doc.breed_ids.map((breed) => `breed:${breed}`)];
+  return keys.map((key) => ({
+    _id: `${key}|${doc.id}`,
+    key,
+    image_id: doc.id,
+    random: doc.random,
+    species_id: doc.species_id,
+    format: doc.format,
+    has_breeds: doc.breed_ids.length > 0,
+    breed_ids: doc.breed_ids,
+    category_ids: doc.category_ids,
+  }));
+};
+
+/** Writes the entries `after` stands for, removes those only `before` stood for. */
+const syncSearchEntries = async (store: ReadStore, before: ImageDoc | null, after: ImageDoc | null, position: bigint): Promise<void> => {
+  const wanted = searchEntriesOf(after);
+  const had = searchEntriesOf(before);
+  if (wanted.length === 0 && had.length === 0) return;
+  const entries = store.collection<ImageSearchEntryDoc>(Collections.imageSearchEntries);
+  const keep = new Set(wanted.map((entry) => entry._id));
+  for (const entry of had) if (!keep.has(entry._id)) await entries.delete(entry._id, position);
+  const same = new Map(had.map((entry) => [entry._id, JSON.stringify(entry)]));
+  for (const entry of wanted) if (same.get(entry._id) !== JSON.stringify(entry)) await entries.upsert(entry, position);
+};
+
+/** Images, one document each; a deleted image is removed (tombstoned). Public ones also as search entries. */
 export const imagesProjection = defineProjection({
   name: 'images',
-  collections: [Collections.images],
+  collections: [Collections.images, Collections.imageSearchEntries],
   streams: [imageEvents],
   async setup(store) {
     const images = store.collection(Collections.images);
@@ -29,6 +59,10 @@ export const imagesProjection = defineProjection({
     for (const scope of ['account_id', 'public']) {
       for (const order of ['created_at', 'sub_id', 'breed_ids', 'id']) await images.createIndex({ [scope]: 1, [order]: 1, _id: 1 });
     }
+    // The console's moderation queues (query-api/routes/admin/moderation.ts), oldest first.
+    for (const queue of ['public_request.status', 'unsafe', 'status']) await images.createIndex({ [queue]: 1, created_at: 1, _id: 1 });
+    // Random search: the entries of one key in a range of random keys (query-api/fair-sample.ts).
+    await store.collection(Collections.imageSearchEntries).createIndex({ key: 1, random: 1 });
   },
   async apply(event, store) {
     const images = store.collection<ImageDoc>(Collections.images);
@@ -39,6 +73,8 @@ export const imagesProjection = defineProjection({
       return;
     }
     if (event.type === 'ImageDeleted') {
+      // (entry writes are position-guarded like the image's: a replayed event changes neither)
+      await syncSearchEntries(store, await images.get(id), null, event.position);
       await images.delete(id, event.position);
       return;
     }
@@ -50,6 +86,7 @@ export const imagesProjection = defineProjection({
         next = {
           ...doc,
           status: event.data.verdict,
+          unsafe: event.data.verdict === 'unsafe',
           unsafe_reasons: event.data.unsafe_reasons,
           moderation_labels: event.data.moderation_labels,
           updated_at: event.data.validated_at,
@@ -110,6 +147,8 @@ export const imagesProjection = defineProjection({
         next = { ...doc, public: true, updated_at: event.data.published_at };
         break;
     }
-    await images.upsert({ ...next, review: reviewOf(next) }, event.position);
+    const after = { ...next, review: reviewOf(next) };
+    await images.upsert(after, event.position);
+    await syncSearchEntries(store, doc, after, event.position);
   },
 });

@@ -27,7 +27,43 @@ export type CatalogueEntry = {
   json: Record<Language, Buffer>;
   /** Languages the breed has a translation in (English always). */
   translated: ReadonlySet<Language>;
+  /** Answers built from this one and kept with it (the breed with its reference image embedded: withDerived). */
+  derived: DerivedAnswers;
 };
+
+/** Answers derived from a cached one (its breeds with their reference images), kept as long as it is: a few per answer. */
+export type DerivedAnswers = LRUCache<string, BreedListAnswer>;
+const DERIVED_PER_ANSWER = 2;
+const derivedAnswers = (): DerivedAnswers => new LRUCache({ max: DERIVED_PER_ANSWER });
+
+/**
+ * The answer derived from `holder` under `key`, built once while `holder` lives (a snapshot lives
+ * until the breeds' version moves: a reference image that changes moves it). `build` says whether
+ * its answer may be kept: one that could not resolve every image (the images read model behind the
+ * breeds one) is built again next time.
+ */
+export const withDerived = async (
+  holder: { derived: DerivedAnswers },
+  key: string,
+  build: () => Promise<{ answer: BreedListAnswer; keep: boolean }>,
+): Promise<BreedListAnswer> => {
+  const known = holder.derived.get(key);
+  if (known) return known;
+  const { answer, keep } = await build();
+  if (keep) holder.derived.set(key, answer);
+  return answer;
+};
+
+/** An answer of these bytes (a derived one). */
+export const answerOf = (body: Buffer, total: number, language: string): BreedListAnswer => ({
+  body,
+  total,
+  language,
+  etag: weakEtag(body),
+  encoded: {},
+  references: [],
+  derived: derivedAnswers(),
+});
 
 export type BreedSelection = {
   species_id?: string;
@@ -46,7 +82,16 @@ export type BreedPaging = { order: Order | undefined; page: number; limit: numbe
  * the page (`de, en` when some breeds on it have no German), its (weak) ETag, and the body
  * compressed, made the first time a client accepts that encoding.
  */
-export type BreedListAnswer = { body: Buffer; total: number; language: string; etag: string; encoded: Partial<Record<BodyEncoding, Buffer>> };
+export type BreedListAnswer = {
+  body: Buffer;
+  total: number;
+  language: string;
+  etag: string;
+  encoded: Partial<Record<BodyEncoding, Buffer>>;
+  /** The reference_image_id of each breed on the page, in order. */
+  references: (string | null)[];
+  derived: DerivedAnswers;
+};
 
 export type BodyEncoding = 'br' | 'gzip';
 
@@ -90,7 +135,7 @@ const toEntry = (doc: BreedDoc): CatalogueEntry => {
     resources[lang] = breedIn(doc, translation, lang);
     json[lang] = Buffer.from(JSON.stringify(resources[lang]));
   }
-  return { doc, resources, json, translated };
+  return { doc, resources, json, translated, derived: derivedAnswers() };
 };
 
 const matching = (entries: CatalogueEntry[], selection: BreedSelection): CatalogueEntry[] => {
@@ -130,6 +175,8 @@ const answer = (selected: CatalogueEntry[], paging: BreedPaging): BreedListAnswe
     ),
     etag: weakEtag(body),
     encoded: {},
+    references: page.map((entry) => entry.doc.resource.reference_image_id),
+    derived: derivedAnswers(),
   };
 };
 

@@ -7,7 +7,7 @@ import { DomainError } from '../domain/errors.ts';
 import { isLicenseFamily, LICENSE_FAMILIES } from '../domain/images/attribution.ts';
 
 /** `jpg`, `jpeg`, `image/jpeg` → `jpg`; the stored formats are jpg, png, gif and webp. */
-const formatOf = (mime: string): string => {
+export const formatOf = (mime: string): string => {
   const bare = mime.replace(/^image\//, '');
   return bare === 'jpeg' ? 'jpg' : bare;
 };

@@ -28,6 +28,7 @@ import { petQueryRoutes } from './routes/pets.ts';
 import { calculatorQueryRoutes } from './routes/calculators.ts';
 import { respiratoryRateQueryRoutes } from './routes/respiratory-rate.ts';
 import { bodyConditionQueryRoutes } from './routes/body-condition.ts';
+import { adminModerationRoutes } from './routes/admin/moderation.ts';
 import { petCareTipsQueryRoutes } from './routes/pet-care-tips.ts';
 import { petMediaFileRoutes } from './routes/pet-media-files.ts';
 
@@ -86,6 +87,7 @@ export const queryApi =
     await app.register(calculatorQueryRoutes(deps));
     await app.register(respiratoryRateQueryRoutes(deps));
     await app.register(bodyConditionQueryRoutes(deps));
+    await app.register(adminModerationRoutes(deps));
     await app.register(petCareTipsQueryRoutes(deps));
     await app.register(petMediaFileRoutes(deps));
   };

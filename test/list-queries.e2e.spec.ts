@@ -49,6 +49,15 @@ beforeAll(async () => {
   await post('/v1/favourites', { image_id: ids.image, sub_id: 'u1' });
   ids.pet = (await post('/v1/pets', { name: 'Rex', breed_id: 'abys', sub_id: 'u1' })).id;
   await post(`/v1/images/${ids.image}/public-requests`, {});
+  // A public catalogue the random search draws from (its entries), of another account.
+  const poster = await service.createAccount();
+  for (const [breed, species] of [['abys', '1'], ['abys', '1'], ['beng', '1'], ['beagle', '2'], ['', null]] as const) {
+    const imageId = await seedImage(service, poster.account_id, { breed_ids: breed ? [breed] : [], labelled: { species_id: species } });
+    const asked = await service.request('POST', `/v1/images/${imageId}/public-requests`, { key: poster.api_key, body: {} });
+    if (asked.status !== 201) throw new Error(`public request: ${asked.status}`);
+    const decided = await service.request('POST', `/v1/images/${imageId}/public-requests/decision`, { key: ADMIN_KEY, body: { status: 'approved' } });
+    if (decided.status !== 200) throw new Error(`decision: ${decided.status}`);
+  }
 
   // Every query a route issues goes through the store's collection(): record them while a request runs.
   const store = service.adapters.readStore;
@@ -95,5 +104,17 @@ describe('list queries are served by indexes', () => {
     await service.request('GET', '/v1/votes?limit=5', { key });
     recording = false;
     expect(recorded.map((query) => [query.collection, query.call])).toEqual(expect.arrayContaining([['votes', 'count'], ['votes', 'find']]));
+  });
+
+  it('recorded the random search reading the search entries (the catalogue is large enough to draw from them)', async () => {
+    // (another account's approvals reach this account's reads once projected)
+    const deadline = Date.now() + 10_000;
+    while ((await service.request('GET', '/v1/images/search?limit=1&breed_ids=beagle', { key })).body.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // A draw of 1 picks this account's own private images (2 of 7) without reading entries: a few draws.
+    recorded.length = 0;
+    recording = true;
+    for (let i = 0; i < 20 && !recorded.some((query) => query.collection === 'image_search_entries'); i++) await service.request('GET', '/v1/images/search?limit=1', { key });
+    recording = false;
+    expect(recorded.map((query) => [query.collection, query.call])).toEqual(expect.arrayContaining([['image_search_entries', 'count'], ['image_search_entries', 'find']]));
   });
 });

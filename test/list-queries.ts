@@ -38,6 +38,23 @@ const imageRequests = (list: string, base: string): ListRequest[] => [
   ...IMAGE_ORDERS.map((order) => ({ list, path: `${base}?limit=5${order}` })),
 ];
 
+/**
+ * Random search over the public catalogue (query-api/random-images.ts): drawn from the search
+ * entries by key and random key; the spec makes enough public images that a draw of 1 reads entries.
+ */
+const RANDOM_SEARCHES = [
+  '',
+  '&breed_ids=abys',
+  '&breed_ids=abys,beng',
+  '&breed_id=abys&species_id=1',
+  '&species_id=1',
+  '&has_breeds=1',
+  '&has_breeds=0',
+  '&category_ids=1,2',
+  '&mime_types=jpg,png',
+  '&order=RAND&breed_ids=abys&mime_types=jpg',
+].map((filter) => ({ list: 'images (random search)', path: `/v1/images/search?limit=1${filter}` }));
+
 export const LIST_REQUESTS: ListRequest[] = [
   ...['', '&order=DESC', '&page=2', '&sub_id=u1', '&order=RAND', '&species_id=1', '&breed_groups=hound', '&exclude_breed_groups=hound'].map((query) => ({
     list: 'votes',
@@ -50,6 +67,7 @@ export const LIST_REQUESTS: ListRequest[] = [
   ...imageRequests('images (search)', '/v1/images/search'),
   { list: 'images (search)', path: '/v1/images/search?limit=5&order=DESC&account_id={account}' },
   { list: 'images (search)', path: '/v1/images/search?limit=5' },
+  ...RANDOM_SEARCHES,
   ...['', '&order=DESC', '&page=1', '&breed_id=abys', '&sub_id=u1', '&species_id=1', '&breed_groups=hound', '&exclude_breed_groups=hound', '&order=RAND'].map((query) => ({
     list: 'pets',
     path: `/v1/pets?limit=5${query}`,
@@ -66,4 +84,5 @@ export const LIST_REQUESTS: ListRequest[] = [
   { list: 'usage', path: '/v1/accounts/usage?start_date=2020-01-01&end_date=2099-12-31' },
   { list: 'public request', path: '/v1/images/{image}/public-requests' },
   { list: 'ops', path: '/v1/admin/ops/status', admin: true },
+  ...['pending', 'flagged', 'held'].map((queue) => ({ list: 'moderation', path: `/v1/admin/images/moderation?queue=${queue}&limit=5`, admin: true })),
 ];

@@ -22,7 +22,11 @@ export const Features = {
   respiratory_rate: 'Resting respiratory rate from a video (early access)',
   calculators: 'Calorie calculator',
   webhooks: 'Webhook endpoints that receive events',
+  premium: 'Image search pages of up to 100 images (25 without)',
 } as const;
+
+/** The largest image search page without the premium feature (TheCatAPI's limit for a basic key). */
+export const BASIC_SEARCH_LIMIT = 25;
 
 export type Feature = keyof typeof Features;
 

@@ -86,6 +86,118 @@ const renderEvents = (page) => {
   );
 };
 
+// Moderation: loaded on demand (not on the 5 s refresh, which would wipe a message being typed).
+const element = (tag, className, text) => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+
+const percent = (confidence) => `${Number(confidence).toFixed(1)}%`;
+
+/** The photo (its med size, from this origin) with each detection box drawn over it. */
+const photoOf = (item) => {
+  const photo = element('div', 'photo');
+  const img = element('img');
+  const url = new URL(item.image.url, location.href);
+  url.searchParams.set('size', 'med');
+  img.src = `${url.pathname}${url.search}`;
+  img.alt = `image ${item.image.id}`;
+  photo.append(img);
+  for (const label of item.labels) {
+    for (const instance of label.Instances) {
+      const box = element('div', 'box');
+      const b = instance.BoundingBox;
+      box.style.left = `${b.Left * 100}%`;
+      box.style.top = `${b.Top * 100}%`;
+      box.style.width = `${b.Width * 100}%`;
+      box.style.height = `${b.Height * 100}%`;
+      box.dataset.label = label.Name;
+      box.append(element('span', '', `${label.Name} ${percent(instance.Confidence)}`));
+      photo.append(box);
+    }
+  }
+  return photo;
+};
+
+const attributionOf = (attribution) => {
+  const line = element('p', 'attribution');
+  if (!attribution) {
+    line.textContent = 'no attribution';
+    line.classList.add('muted');
+    return line;
+  }
+  const parts = [attribution.title, attribution.author && `by ${attribution.author}`, attribution.license].filter(Boolean);
+  line.textContent = `${parts.join(' · ')} `;
+  if (attribution.source_url) {
+    const link = element('a', '', 'source');
+    link.href = attribution.source_url;
+    link.rel = 'noopener noreferrer';
+    link.target = '_blank';
+    line.append(link);
+  }
+  return line;
+};
+
+const decide = async (card, item, status) => {
+  const message = card.querySelector('textarea').value.trim();
+  for (const button of card.querySelectorAll('button')) button.disabled = true;
+  try {
+    await api(`/images/${encodeURIComponent(item.image.id)}/public-requests/decision`, {
+      method: 'POST',
+      body: JSON.stringify({ status, admin_message: message || null }),
+    });
+    card.classList.add('decided');
+    card.dataset.decision = status;
+    card.querySelector('.decision').replaceChildren(element('p', status === 'approved' ? 'ok' : 'bad', `${status}${message ? `: ${message}` : ''}`));
+  } catch (error) {
+    for (const button of card.querySelectorAll('button')) button.disabled = false;
+    $('#moderation-status').textContent = error.message;
+  }
+};
+
+const cardOf = (item) => {
+  const card = element('article', 'card');
+  card.dataset.image = item.image.id;
+  card.append(photoOf(item));
+  const labels = item.labels.map((label) => `${label.Name} ${percent(label.Confidence)}`).join(' · ');
+  card.append(element('p', 'labels', labels || 'no labels yet'));
+  const flags = [...item.unsafe_reasons, ...item.moderation_labels.map((label) => `${label.Name} ${percent(label.Confidence)}`)];
+  if (flags.length > 0) card.append(element('p', 'flags', `unsafe: ${[...new Set(flags)].join(', ')}`));
+  card.append(attributionOf(item.image.attribution));
+  const request = item.public_request;
+  if (request?.request_message) card.append(element('p', 'message', `“${request.request_message}”`));
+  card.append(element('p', 'meta muted', `${item.image.id} · account ${item.account_id} · ${item.image.status} · ${item.image.created_at}`));
+  if (request?.status === 'pending') {
+    const decision = element('div', 'decision');
+    const text = element('textarea');
+    text.placeholder = 'message to the owner (optional)';
+    text.maxLength = 500;
+    const buttons = element('div');
+    const approve = element('button', 'approve', 'Approve');
+    const reject = element('button', 'reject', 'Reject');
+    approve.type = reject.type = 'button';
+    approve.addEventListener('click', () => decide(card, item, 'approved'));
+    reject.addEventListener('click', () => decide(card, item, 'rejected'));
+    buttons.append(approve, reject);
+    decision.append(text, buttons);
+    card.append(decision);
+  }
+  return card;
+};
+
+const loadModeration = async () => {
+  const queue = $('#moderation-queue').value;
+  const response = await fetch(`/v1/admin/images/moderation?queue=${encodeURIComponent(queue)}&limit=50`, { headers: { 'x-api-key': sessionStorage.getItem(KEY) ?? '' } });
+  const items = await response.json();
+  if (!response.ok) throw Object.assign(new Error(items?.message ?? `HTTP ${response.status}`), { status: response.status });
+  $('#moderation-count').textContent = `${response.headers.get('pagination-count') ?? items.length} in this queue`;
+  $('#moderation-status').textContent = items.length === 0 ? 'Nothing to moderate here.' : '';
+  $('#moderation-items').replaceChildren(...items.map(cardOf));
+  $('#moderation-items').dataset.queue = queue;
+};
+
 const refresh = async () => {
   const [status, events] = await Promise.all([api('/admin/ops/status'), api('/admin/events?order=desc&limit=20')]);
   renderStatus(status);
@@ -150,6 +262,7 @@ const showError = (error) => {
 
 const showConsole = async () => {
   await refresh();
+  await loadModeration();
   $('#login').hidden = true;
   $('#login-error').textContent = '';
   $('#console').hidden = false;
@@ -174,6 +287,11 @@ document.addEventListener('DOMContentLoaded', () => {
     showConsole().catch((error) => logout(error.message));
   });
   $('#logout').addEventListener('click', () => logout());
+  $('#moderation-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    loadModeration().catch(showError);
+  });
+  $('#moderation-queue').addEventListener('change', () => loadModeration().catch(showError));
   $('#state-form').addEventListener('submit', (event) => {
     event.preventDefault();
     showState();

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Breed, BreedIdParams, BreedReadQuery, Colour, ListBreedsQuery, SearchBreedsQuery } from '../../contracts/breeds.ts';
-import { ImageSchema } from '../../contracts/image-resource.ts';
-import { accountOf } from '../../http/auth.ts';
+import { BreedIdParams, BreedReadQuery, BreedWithImage, Colour, ListBreedsQuery, SearchBreedsQuery } from '../../contracts/breeds.ts';
 import { imageViews } from '../../http/image-views.ts';
 import { ServedLanguage } from '../language.ts';
 import { errors, queryBoolean } from '../../contracts/common.ts';
@@ -11,7 +9,8 @@ import { normaliseOrder } from '../../contracts/paging.ts';
 import { REFERENCE_COLLECTIONS, type ColourDoc } from '../../contracts/reference-read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { commaList, setPaginationHeaders } from '../../http/paging.ts';
-import { breedCatalogue, encodedBody } from '../breed-catalogue.ts';
+import { answerOf, breedCatalogue, encodedBody, withDerived, type BreedListAnswer } from '../breed-catalogue.ts';
+import { publicBaseUrl } from '../../http/public-url.ts';
 import { acceptedEncoding, ifNoneMatchHits, registerConditionalGet } from '../../http/conditional.ts';
 import { addVary, requestedLanguage } from '../language.ts';
 import type { QueryApiDeps } from '../deps.ts';
@@ -28,6 +27,13 @@ type BreedListQuery = {
   venom_code?: string;
   extinct?: string;
   attach_image?: string;
+};
+
+/** Which breeds get `image`: those with a reference image, every breed (null when none), or none. */
+type Attach = 'present' | 'every' | 'none';
+const attachOf = (value: string | undefined, byDefault: Attach): Attach => {
+  const asked = queryBoolean(value);
+  return asked === undefined ? byDefault : asked ? 'every' : 'none';
 };
 
 /** Bodies below this go out uncompressed (as @fastify/compress's threshold). */
@@ -68,7 +74,36 @@ export const breedQueryRoutes =
 
     await registerConditionalGet(instance);
 
-    const list = async (request: FastifyRequest, reply: FastifyReply, query: BreedListQuery) => {
+    /**
+     * The breeds of an answer with their reference images embedded as `image`: the Image as anyone
+     * sees a public image (one read of the images for the whole page), built once per answer and
+     * base url (the answer lives until the breeds' version moves, which a change of reference, or of
+     * the reference image, does). `every`: also `image: null` on breeds without one.
+     */
+    const withImages = async (request: FastifyRequest, answer: BreedListAnswer, attach: Attach): Promise<BreedListAnswer> => {
+      if (attach === 'none' || (attach === 'present' && answer.references.every((id) => id === null))) return answer;
+      const language = ServedLanguage.of(request);
+      const key = `${attach}\u0000${publicBaseUrl(request, deps.images?.publicBaseUrl)}`;
+      return withDerived(answer, key, async () => {
+        const ids = answer.references.filter((id): id is string => id !== null);
+        const images = await views.embedded(request, ids, { accountId: null, language });
+        let keep = true;
+        const parsed = JSON.parse(answer.body.toString('utf8')) as Record<string, unknown> | Record<string, unknown>[];
+        const breeds = Array.isArray(parsed) ? parsed : [parsed];
+        const embedded = breeds.map((breed, index) => {
+          const id = answer.references[index];
+          const found = id ? images.get(id) : undefined;
+          const image = found && found.url !== null ? found : null;
+          // The images read model may not show it yet (it follows its own projection): build again next time.
+          if (id && !image) keep = false;
+          return image === null && attach === 'present' ? breed : { ...breed, image };
+        });
+        const body = Buffer.from(JSON.stringify(Array.isArray(parsed) ? embedded : embedded[0]));
+        return { answer: answerOf(body, answer.total, answer.language), keep };
+      });
+    };
+
+    const list = async (request: FastifyRequest, reply: FastifyReply, query: BreedListQuery, defaultAttach: Attach) => {
       const lang = requestedLanguage(request);
       const answer = await catalogue.page(
         {
@@ -84,16 +119,12 @@ export const breedQueryRoutes =
       setPaginationHeaders(reply, answer.total, query.page, query.limit);
       reply.header('Content-Language', answer.language);
       addVary(reply, 'Accept-Language');
-      if (queryBoolean(query.attach_image)) {
-        // Each breed with its reference image (the Image, as the caller may see it; null when none).
-        const breeds = JSON.parse(answer.body.toString('utf8')) as (Breed & { reference_image_id: string | null })[];
-        const ids = breeds.flatMap((breed) => (breed.reference_image_id ? [breed.reference_image_id] : []));
-        const images = await views.embedded(request, ids, { accountId: accountOf(request).id, language: ServedLanguage.of(request) });
-        return breeds.map((breed) => {
-          const image = breed.reference_image_id ? images.get(breed.reference_image_id) : undefined;
-          return { ...breed, image: image && image.url !== null ? image : null };
-        });
-      }
+      const served = await withImages(request, answer, attachOf(query.attach_image, defaultAttach));
+      return sendAnswer(request, reply, served);
+    };
+
+    /** Sends an answer: its ETag (304 when the client has it), and the body compressed once per answer. */
+    const sendAnswer = (request: FastifyRequest, reply: FastifyReply, answer: BreedListAnswer) => {
       reply.header('ETag', answer.etag);
       if (ifNoneMatchHits(request, answer.etag)) return reply.code(304).send();
       // The page's bytes are cached, and so are their compressed forms: a big page is compressed
@@ -112,11 +143,11 @@ export const breedQueryRoutes =
           tags,
           summary: 'List breeds (large page: limit up to 1000, default 1000; extinct breeds only with extinct=true)',
           querystring: ListBreedsQuery,
-          response: { 200: Type.Array(Breed), ...errors() },
+          response: { 200: Type.Array(BreedWithImage), ...errors() },
         },
         config: { paged: true },
       },
-      async (request, reply) => list(request, reply, request.query),
+      async (request, reply) => list(request, reply, request.query, 'present'),
     );
 
     app.get(
@@ -126,31 +157,31 @@ export const breedQueryRoutes =
           tags,
           summary: 'Search breeds (paging style A, default limit 10)',
           querystring: SearchBreedsQuery,
-          response: {
-            200: Type.Array(
-              Type.Intersect([
-                Breed,
-                Type.Object({ image: Type.Optional(Type.Union([ImageSchema, Type.Null()], { description: 'with attach_image: the reference image, null when none' })) }),
-              ]),
-            ),
-            ...errors(),
-          },
+          response: { 200: Type.Array(BreedWithImage), ...errors() },
         },
         config: { paged: true },
       },
-      async (request, reply) => list(request, reply, request.query),
+      async (request, reply) => list(request, reply, request.query, 'none'),
     );
 
     app.get(
       '/breeds/:id',
-      { schema: { tags, summary: 'One breed', params: BreedIdParams, querystring: BreedReadQuery, response: { 200: Breed, ...errors(404) } } },
+      { schema: { tags, summary: 'One breed, with its reference image', params: BreedIdParams, querystring: BreedReadQuery, response: { 200: BreedWithImage, ...errors(404) } } },
       async (request, reply) => {
         const entry = await catalogue.get(request.params.id);
         if (!entry) throw new DomainError('not_found', `breed '${request.params.id}' not found`);
         const lang = requestedLanguage(request);
-        reply.header('Content-Language', entry.resources[lang].language);
+        const language = entry.resources[lang].language;
+        reply.header('Content-Language', language);
         addVary(reply, 'Accept-Language');
-        return sendJson(reply, entry.json[lang]);
+        const attach = attachOf(request.query.attach_image, 'present');
+        if (attach === 'none' || (attach === 'present' && entry.doc.resource.reference_image_id === null)) return sendJson(reply, entry.json[lang]);
+        // The entry's answer in this language, from which the embedded one is derived (and kept with the entry).
+        const base = await withDerived(entry, `json\u0000${lang}`, async () => ({
+          answer: { ...answerOf(entry.json[lang], 1, language), references: [entry.doc.resource.reference_image_id] },
+          keep: true,
+        }));
+        return sendJson(reply, (await withImages(request, base, attach)).body);
       },
     );
 

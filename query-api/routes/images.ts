@@ -9,7 +9,10 @@ import { Collections, type ImageDoc } from '../../contracts/read-models.ts';
 import { REFERENCE_COLLECTIONS, type BreedDoc } from '../../contracts/reference-read-models.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
-import { pageStyleA } from '../../http/paging.ts';
+import { pageStyleA, setPaginationHeaders } from '../../http/paging.ts';
+import { normaliseOrder } from '../../contracts/paging.ts';
+import { BASIC_SEARCH_LIMIT } from '../../domain/accounts/features.ts';
+import { drawRandomImages, drawsFromEntries } from '../random-images.ts';
 import { findFresh, type QueryApiDeps } from '../deps.ts';
 import { imageFilter, sortFieldOf } from '../image-filters.ts';
 import { imageBreedOf, imageViews } from '../../http/image-views.ts';
@@ -33,7 +36,7 @@ export const imageQueryRoutes =
       {
         schema: {
           tags: ['images'],
-          summary: 'Search public images and your own (paging style A: default limit 1, random order; pages only with order ASC or DESC)',
+          summary: 'Search public images and your own (paging style A: default limit 1, up to 100 with the premium feature, 25 without; random order, every matching image equally likely; pages only with order ASC or DESC)',
           querystring: SearchImagesQuery,
           response: {
             200: Type.Array(ImageSchema),
@@ -51,7 +54,15 @@ export const imageQueryRoutes =
         const visible = query.sub_id !== undefined ? { account_id: account.id } : { $or: [{ public: true }, { account_id: account.id }] };
         const scope = query.account_id !== undefined ? { $and: [{ account_id: query.account_id }, visible] } : visible;
         const filter = await imageFilter(deps.readStore, scope, query);
-        const docs = await pageStyleA(reply, images(), filter, query, { sortField: sortFieldOf(query.order_by), defaultOrder: 'RANDOM' });
+        // Pages of up to 100 with the premium feature, 25 without (a larger limit is served as 25: Pagination-Limit says so).
+        const limit = account.features.has('premium') ? query.limit : Math.min(query.limit, BASIC_SEARCH_LIMIT);
+        let docs: ImageDoc[];
+        if ((normaliseOrder(query.order) ?? 'RANDOM') === 'RANDOM' && drawsFromEntries(query)) {
+          // Random images drawn fairly from the whole catalogue without reading it (random-images.ts).
+          const total = await images().count(filter);
+          setPaginationHeaders(reply, total, query.page, limit);
+          docs = await drawRandomImages(deps.readStore, { accountId: account.id, query, total, limit });
+        } else docs = await pageStyleA(reply, images(), filter, { ...query, limit }, { sortField: sortFieldOf(query.order_by), defaultOrder: 'RANDOM' });
         const language = ServedLanguage.of(request);
         const rendered = await views.render(request, docs, {
           size: query.size,
