@@ -2,6 +2,7 @@ import { Collections, type AccountDoc, type ApiKeyDoc } from '../contracts/read-
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { DomainError } from '../domain/errors.ts';
 import { NO_POSITIONS, type AccountPositions, type WritePositions } from '../infrastructure/consistency/write-positions.ts';
+import { freshReads } from '../infrastructure/coalesce.ts';
 
 /** The projection that keeps accounts and API keys (what authentication reads). */
 const ACCOUNTS = 'accounts';
@@ -100,6 +101,12 @@ export const keyResolver = (options: KeyResolverOptions) => {
     const account = await accounts().get(apiKey.account_id);
     return { apiKey, account, seenAt, loadedAt: now() };
   };
+  /**
+   * A key's documents read again (a miss or an expired entry) once for all the requests of that key
+   * that arrive meanwhile, instead of once each: every one of them gets a read that started after
+   * it asked (see coalesce.ts).
+   */
+  const reread = freshReads((hash: string) => read(hash));
 
   /**
    * Waits (bounded) for the accounts projection to pass `position`, then reads again. Not reaching
@@ -135,7 +142,7 @@ export const keyResolver = (options: KeyResolverOptions) => {
       if (reflects(cached.seenAt, positions.lastAccountChange)) return { apiKey: cached.apiKey, account: cached.account, positions };
       return answer(hash, await readAfter(hash, positions.lastAccountChange as bigint), positions);
     }
-    let entry = await read(hash);
+    let entry = await reread(hash);
     if (!entry) return answer(hash, null, NO_POSITIONS);
     const positions = await positionsOf(entry.apiKey.account_id);
     if (!reflects(entry.seenAt, positions.lastAccountChange)) entry = await readAfter(hash, positions.lastAccountChange as bigint);

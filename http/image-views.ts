@@ -44,10 +44,9 @@ export const imageBreedOf = (doc: BreedDoc, language: TranslationPicker): ImageB
 export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | undefined) => {
   const images = () => readStore.collection<ImageDoc>(Collections.images);
 
+  /** By id through getMany: on MongoDB the reads of concurrent requests leave together (one `$in` per turn). */
   const byId = async <T extends { _id: string }>(collection: string, ids: string[]): Promise<Map<string, T>> =>
-    ids.length === 0
-      ? new Map()
-      : new Map((await readStore.collection<T & { _id: string }>(collection).find({ _id: { $in: ids } })).map((doc) => [doc._id, doc]));
+    ids.length === 0 ? new Map() : readStore.collection<T & { _id: string }>(collection).getMany(ids);
 
   /** The newest record per image id of the caller (votes and favourites may hold several per image). */
   const latestPerImage = <T extends { image_id: string; id: number }>(docs: T[]): Map<string, T> => {

@@ -29,6 +29,9 @@ export const favouriteCommandRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const body = request.body;
+        // Read while the favourite is added and recorded (see the vote route). A failed add answers its own error.
+        const image = answers.embedded(request, body.image_id, { accountId: account.id });
+        image.catch(() => undefined);
         const { favourite, position } = await addFavourite(
           deps.eventStore,
           {
@@ -41,8 +44,7 @@ export const favouriteCommandRoutes =
           contextOf(request),
         );
         await recordWrite(deps, account.id, position, 'favourites');
-        const image = await answers.embedded(request, favourite.image_id, { accountId: account.id });
-        return reply.code(201).send({ message: 'SUCCESS' as const, ...favouriteResource(favourite, { image }) });
+        return reply.code(201).send({ message: 'SUCCESS' as const, ...favouriteResource(favourite, { image: await image }) });
       },
     );
 

@@ -37,6 +37,10 @@ export const voteCommandRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const body = request.body;
+        // The image the answer embeds is read while the vote is appended and recorded, not after
+        // (on a shared read store: one round trip fewer in series). A failed vote answers its own error.
+        const image = answers.embedded(request, body.image_id, { accountId: account.id });
+        image.catch(() => undefined);
         const result = await withFreshNumericId((voteId) =>
           handleCommand(
             deps.eventStore,
@@ -58,8 +62,7 @@ export const voteCommandRoutes =
           ),
         );
         await recordWrite(deps, account.id, result.position, 'votes');
-        const image = await answers.embedded(request, body.image_id, { accountId: account.id });
-        return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data, image) });
+        return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data, await image) });
       },
     );
 

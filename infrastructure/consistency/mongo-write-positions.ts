@@ -1,7 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Long } from 'mongodb';
+import { Long, MongoBulkWriteError, type AnyBulkWriteOperation } from 'mongodb';
 import { mongoClient } from '../mongo-client.ts';
 import { coalescedRaises, freshReads } from '../coalesce.ts';
+import { idBatcher } from '../read-store/id-batcher.ts';
 import { type AccountPositions, type WritePositions } from './write-positions.ts';
 
 type PositionsDoc = { _id: string; position?: Long; account_change?: Long; kinds?: Record<string, Long> };
@@ -30,6 +31,8 @@ const VERIFY_AGAIN_MS = 20;
  * Every write and every read of the service goes through here, so a busy account's records and
  * lookups are coalesced (see coalesce.ts): the records arriving while one is on its way go as one
  * update of the highest position, the lookups arriving while one is on its way share the next one.
+ * On MongoDB the records and the lookups of different accounts made in one turn of the event loop
+ * also leave together: one bulk write, one `$in` find.
  */
 export const mongoWritePositions = async (url: string, dbName?: string): Promise<WritePositions & { close: () => Promise<void> }> => {
   const client = mongoClient(url);
@@ -39,7 +42,7 @@ export const mongoWritePositions = async (url: string, dbName?: string): Promise
   const atomicUpdates = !(await client.db('admin').command({ buildInfo: 1 })).ferretdbVersion;
 
   /** $max by upsert; two first writes racing may collide on _id: the loser retries as an update. */
-  const raise = async (accountId: string, fields: Record<string, Long>): Promise<void> => {
+  const raiseOne = async (accountId: string, fields: Record<string, Long>): Promise<void> => {
     const write = () => documents.updateOne({ _id: accountId }, { $max: fields }, { upsert: true });
     try {
       await write();
@@ -49,8 +52,54 @@ export const mongoWritePositions = async (url: string, dbName?: string): Promise
     }
   };
 
+  /**
+   * MongoDB: the raises of every account asked for in one turn of the event loop leave as ONE
+   * unordered bulk write of $max upserts (fields of one account merged, each at its highest);
+   * writes that collided on a first insert go again as updates. Each caller's promise settles
+   * with the bulk write that carried its raise. FerretDB (non-atomic $max) keeps one update each.
+   */
+  let turn: { raises: Map<string, Record<string, Long>>; settle: ((error?: unknown) => void)[] } | null = null;
+  const writeTurn = async (batch: NonNullable<typeof turn>) => {
+    const upserts = (ids: string[]): AnyBulkWriteOperation<PositionsDoc>[] =>
+      ids.map((id) => ({ updateOne: { filter: { _id: id }, update: { $max: batch.raises.get(id) as Record<string, Long> }, upsert: true } }));
+    try {
+      try {
+        await documents.bulkWrite(upserts([...batch.raises.keys()]), { ordered: false });
+      } catch (error) {
+        const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+        if (writeErrors.length === 0 || !writeErrors.every(isDuplicateKey)) throw error;
+        const ids = [...batch.raises.keys()];
+        await documents.bulkWrite(upserts(writeErrors.map((writeError) => ids[writeError.index])), { ordered: false });
+      }
+    } catch (error) {
+      for (const settle of batch.settle) settle(error);
+      return;
+    }
+    for (const settle of batch.settle) settle();
+  };
+  const raiseInTurn = (accountId: string, fields: Record<string, Long>): Promise<void> => {
+    if (!turn) {
+      const batch = (turn = { raises: new Map(), settle: [] });
+      setImmediate(() => {
+        turn = null;
+        void writeTurn(batch);
+      });
+    }
+    const merged = { ...turn.raises.get(accountId) };
+    for (const [field, value] of Object.entries(fields)) if (!merged[field] || merged[field].lessThan(value)) merged[field] = value;
+    turn.raises.set(accountId, merged);
+    const settles = turn.settle;
+    return new Promise<void>((resolve, reject) => settles.push((error) => (error === undefined ? resolve() : reject(error))));
+  };
+  const raise = (accountId: string, fields: Record<string, Long>): Promise<void> => (atomicUpdates ? raiseInTurn(accountId, fields) : raiseOne(accountId, fields));
+
+  /** MongoDB: the lookups of every account asked for in one turn as one `$in` find (see id-batcher.ts); FerretDB scans for `$in`: one find each. */
+  const lookUpTogether = idBatcher(async (ids) => new Map((await documents.find({ _id: { $in: ids } }).toArray()).map((doc) => [doc._id, doc])));
+  const lookUp = async (accountId: string): Promise<PositionsDoc | null> =>
+    atomicUpdates ? ((await lookUpTogether([accountId])).get(accountId) ?? null) : documents.findOne({ _id: accountId });
+
   const positions = freshReads(async (accountId: string): Promise<AccountPositions> => {
-    const doc = await documents.findOne({ _id: accountId });
+    const doc = await lookUp(accountId);
     const kinds = Object.entries(doc?.kinds ?? {});
     return {
       lastWrite: toBigInt(doc?.position),

@@ -57,6 +57,26 @@ export const writePositionsContract = (adapterName: string, make: () => Promise<
       expect(await positions.positions(account)).toEqual({ lastWrite: null, lastAccountChange: null });
     });
 
+    it('records and looks up many accounts at once, each at its own highest positions', async () => {
+      const ids = Array.from({ length: 30 }, (_, i) => `${account}_${i}`);
+      await Promise.all(
+        ids.flatMap((id, i) => [
+          positions.record(id, BigInt(100 + i), 'votes'),
+          positions.record(id, BigInt(50 + i), 'images'),
+          positions.record(id, BigInt(10 + i)),
+          ...(i % 3 === 0 ? [positions.recordAccountChange(id, BigInt(20 + i))] : []),
+        ]),
+      );
+      const found = await Promise.all(ids.map((id) => positions.positions(id)));
+      found.forEach((at, i) =>
+        expect(at).toEqual({
+          lastWrite: BigInt(100 + i),
+          lastAccountChange: i % 3 === 0 ? BigInt(20 + i) : null,
+          byKind: { votes: BigInt(100 + i), images: BigInt(50 + i) },
+        }),
+      );
+    });
+
     it('does not lose an account change to a write recorded at the same moment', async () => {
       for (let round = 0; round < 20; round++) {
         const id = `${account}_${round}`;

@@ -12,6 +12,7 @@ import {
 import { mongoClient } from '../mongo-client.ts';
 import { freshReads } from '../coalesce.ts';
 import { planByIndexes, planStages } from './index-match.ts';
+import { idBatcher } from './id-batcher.ts';
 import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
 
 /**
@@ -201,11 +202,25 @@ const strip = <T extends Doc>(doc: Document | null): T | null => {
   return rest as T;
 };
 
+/** Reads by _id of one collection, gathered per turn of the event loop into one `$in` find (see id-batcher.ts). */
+type ByIds = (ids: readonly string[]) => Promise<Map<string, StoredDoc>>;
+
+const byIdsOf = (db: Db, name: string): ByIds =>
+  idBatcher(async (ids) => {
+    const docs = await db
+      .collection<StoredDoc>(name)
+      .find({ _id: { $in: ids } } as MongoFilter<StoredDoc>, { projection: { _position: 0 } })
+      .toArray();
+    return new Map(docs.map((doc) => [String(doc._id), doc]));
+  });
+
 class MongoCollection<T extends Doc> implements Collection<T> {
   constructor(
     private readonly db: Db,
     private readonly name: string,
     private readonly server: Server,
+    /** Null on FerretDB, which answers `$in` by scanning the collection (see getMany). */
+    private readonly byIds: ByIds | null,
   ) {}
 
   private get collection() {
@@ -216,9 +231,14 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     return (filter && Object.keys(filter).length > 0 ? { $and: [filter, LIVE] } : LIVE) as MongoFilter<StoredDoc>;
   }
 
-  /** By bare _id (the one filter every Mongo-wire server answers from its primary key). */
+  /**
+   * MongoDB: with the other reads by id of this turn in one `$in` (see byIdsOf). FerretDB: by bare
+   * _id (the one filter it answers from its primary key).
+   */
   async get(id: string): Promise<T | null> {
-    const doc = await this.collection.findOne({ _id: id } as MongoFilter<StoredDoc>, { projection: { _position: 0 } });
+    const doc = this.byIds
+      ? ((await this.byIds([id])).get(id) ?? null)
+      : await this.collection.findOne({ _id: id } as MongoFilter<StoredDoc>, { projection: { _position: 0 } });
     return doc?._deleted === true ? null : strip<T>(doc);
   }
 
@@ -232,8 +252,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
       docs.forEach((doc, i) => doc && found.set(unique[i], doc));
       return found;
     }
-    const docs = await this.collection.find({ _id: { $in: unique } } as MongoFilter<StoredDoc>, { projection: { _position: 0 } }).toArray();
-    for (const doc of docs) if (doc._deleted !== true) found.set(String(doc._id), strip<T>(doc) as T);
+    for (const [id, doc] of await (this.byIds as ByIds)(unique)) if (doc._deleted !== true) found.set(id, strip<T>(doc) as T);
     return found;
   }
 
@@ -368,8 +387,10 @@ type Waiter = { names: readonly string[]; position: bigint; deadline: number; af
  * resolves false at its deadline, but never before one poll that started after it arrived: a
  * timeout of 0 still answers from the server, as a one-shot check must.
  *
- * setCheckpoint calls made in the same turn (the runner stores every projection's at once) are
- * written together; each caller's promise settles with them. Checkpoints this process knows to
+ * setCheckpoint calls made in the same turn (the runner stores every projection's at once), or
+ * while an earlier write of checkpoints is on its way (the relay's, another batch's), are written
+ * together once it ended: one write of checkpoints in flight at a time, however many subscriptions
+ * move them. Each caller's promise settles with the write that carried its position. Checkpoints this process knows to
  * exist that move to the same position (a batch's, for every projection) go as ONE `updateMany`
  * guarded by `$lt` (on FerretDB one statement instead of one transaction per checkpoint); the
  * others as guarded upserts in one unordered bulk write.
@@ -487,10 +508,17 @@ const checkpointWatcher = (checkpoints: MongoCollectionHandle<CheckpointDoc>, st
     for (const settle of batch.settle) settle();
   };
 
+  /** The write of pending checkpoints under way (or scheduled); the next one starts when it ended. */
+  let writing: Promise<void> = Promise.resolve();
   const set = (name: string, position: bigint): Promise<void> => {
     if (!pending) {
       pending = { positions: new Map(), settle: [] };
-      setImmediate(() => void writePending());
+      const previous = writing;
+      writing = (async () => {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        await previous;
+        await writePending();
+      })();
     }
     const batch = pending;
     if ((batch.positions.get(name) ?? -1n) < position) batch.positions.set(name, position);
@@ -526,6 +554,13 @@ export const mongoReadStore = async (url: string, options: MongoReadStoreOptions
   const server: Server = { ferret: await isFerret(db), slot: limiter(FERRET_COMMANDS_IN_FLIGHT) };
   const checkpoints = db.collection<CheckpointDoc>('_checkpoints');
   const watcher = checkpointWatcher(checkpoints, db.collection<StoredDoc>('_checkpoints'), options.pollIntervalMs ?? 10, server);
+  const byIds = new Map<string, ByIds>();
+  const byIdsFor = (name: string): ByIds | null => {
+    if (server.ferret) return null;
+    let reader = byIds.get(name);
+    if (!reader) byIds.set(name, (reader = byIdsOf(db, name)));
+    return reader;
+  };
   // Read on every request by caches of reference data (the breed catalogue): concurrent reads of
   // one checkpoint share a lookup that started after they asked (see coalesce.ts).
   const getCheckpoint = freshReads(async (name: string) => {
@@ -537,7 +572,7 @@ export const mongoReadStore = async (url: string, options: MongoReadStoreOptions
   });
 
   return {
-    collection: <T extends Doc>(name: string) => new MongoCollection<T>(db, name, server),
+    collection: <T extends Doc>(name: string) => new MongoCollection<T>(db, name, server, byIdsFor(name)),
     getCheckpoint,
     knownCheckpoint: watcher.known,
     setCheckpoint: watcher.set,

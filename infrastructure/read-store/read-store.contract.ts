@@ -242,6 +242,19 @@ export const readStoreContract = (adapterName: string, makeStore: () => Promise<
       expect(await waiting).toBe(true);
     });
 
+    it('stores checkpoints set in many turns while earlier ones are on their way, each call settling once its position is stored', async () => {
+      const names = [0, 1, 2].map(() => `cp_${randomUUID()}`);
+      const calls: Promise<void>[] = [];
+      for (let i = 1; i <= 30; i++) {
+        const name = names[i % 3];
+        const position = BigInt(i);
+        calls.push(store.setCheckpoint(name, position).then(async () => expect((await store.getCheckpoint(name)) ?? -1n).toBeGreaterThanOrEqual(position)));
+        if (i % 4 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      await Promise.all(calls);
+      expect(await Promise.all(names.map((name) => store.getCheckpoint(name)))).toEqual([30n, 28n, 29n]);
+    });
+
     it('drops collections and checkpoints', async () => {
       await store.setCheckpoint(`drop_${name}`, 3n);
       await store.drop([name], [`drop_${name}`]);
