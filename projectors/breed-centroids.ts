@@ -24,6 +24,8 @@ export const breedCentroidsProjection = defineProjection({
     const vectors = store.collection(Collections.imageVectors);
     await vectors.createIndex({ account_id: 1, labelled_position: 1, _id: 1 });
     await vectors.createIndex({ public: 1, labelled_position: 1, _id: 1 });
+    // the similar-images index of the query API: what changed since it last looked
+    await vectors.createIndex({ changed_position: 1, _id: 1 });
   },
   async apply(recorded, store) {
     const event = recorded as unknown as ImageEvent;
@@ -33,7 +35,7 @@ export const breedCentroidsProjection = defineProjection({
       if (await vectors.get(id)) return;
       const data = event.data;
       await vectors.upsert(
-        { _id: id, account_id: data.account_id, species_id: null, breed_ids: [...data.breed_ids], public: false, parent_image_id: data.parent_image_id, embedding: null, labelled_position: null, contribution: null },
+        { _id: id, account_id: data.account_id, species_id: null, breed_ids: [...data.breed_ids], public: false, parent_image_id: data.parent_image_id, embedding: null, labelled_position: null, contribution: null, changed_position: Number(recorded.position) },
         recorded.position,
       );
       return;
@@ -63,7 +65,7 @@ export const breedCentroidsProjection = defineProjection({
       ...centroidChanges(doc.contribution, null).map((change) => ({ change, embedding: doc.embedding! })),
       ...centroidChanges(null, after).map((change) => ({ change, embedding: next!.embedding! })),
     ], recorded.position);
-    if (next) await vectors.upsert({ ...next, contribution: after }, recorded.position);
+    if (next) await vectors.upsert({ ...next, contribution: after, changed_position: Number(recorded.position) }, recorded.position);
     else await vectors.delete(id, recorded.position);
   },
 });
