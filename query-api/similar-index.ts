@@ -94,7 +94,8 @@ export const similarIndex = (readStore: ReadStore) => {
     const partition = partitionOf(doc.public ? PUBLIC : doc.account_id, doc.species_id ?? '', doc.embedding.model, vector.length);
     const row = partition.ids.length;
     if ((row + 1) * partition.dims > partition.rows.length) {
-      const grown = new Int8Array(Math.max(64, Math.ceil((row + 1) * 1.5)) * partition.dims);
+      // most partitions are one account's few private images: start small, grow by half
+      const grown = new Int8Array(Math.max(4, Math.ceil((row + 1) * 1.5)) * partition.dims);
       grown.set(partition.rows.subarray(0, row * partition.dims));
       partition.rows = grown;
     }
@@ -114,6 +115,8 @@ export const similarIndex = (readStore: ReadStore) => {
         if (page.length < PAGE) break;
         after = page[page.length - 1]._id;
       }
+      // built: no room is left over for growth
+      for (const partition of partitions.values()) partition.rows = partition.rows.slice(0, partition.ids.length * partition.dims);
     } else {
       for (let after = seen === null ? -1 : Number(seen); ; ) {
         const page = await vectors().find({ changed_position: { $gt: after } }, { sort: { changed_position: 1, _id: 1 }, limit: PAGE });
@@ -192,6 +195,12 @@ export const similarIndex = (readStore: ReadStore) => {
     /** How many images are held (for tests and the performance notes). */
     get size(): number {
       return entries.size;
+    },
+    /** The bytes its matrices take (rows allocated, whether filled or not). */
+    get bytes(): number {
+      let total = 0;
+      for (const partition of partitions.values()) total += partition.rows.byteLength;
+      return total;
     },
   };
 };
