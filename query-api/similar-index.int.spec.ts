@@ -2,12 +2,15 @@
  * The resident similar-images index answers what brute force over the read model answers: a
  * seeded random set of images of three accounts (public and private, two species, two embedding
  * models), asked about before and after labels, approvals and deletions land in the read model.
+ * On the embedded read store, and on MongoDB too when MONGO_URL is set.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Collections, type ImageDoc, type ImageVectorDoc } from '../contracts/read-models.ts';
 import { embeddingInt8, encodeEmbedding } from '../domain/images/embedding.ts';
 import { rankSimilar } from '../domain/images/similar.ts';
+import { randomUUID } from 'node:crypto';
 import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
+import { mongoReadStore } from '../infrastructure/read-store/mongo.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { similarIndex } from './similar-index.ts';
 
@@ -22,10 +25,17 @@ const seeded = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-describe('similar-images index', () => {
+const url = process.env.MONGO_URL;
+const stores: [string, () => ReadStore | Promise<ReadStore>][] = [
+  ['embedded', () => embeddedReadStore()],
+  ...(url ? [['MongoDB', () => mongoReadStore(url, { dbName: `similar_${randomUUID().slice(0, 8)}` })] as [string, () => Promise<ReadStore>]] : []),
+];
+
+describe.each(stores)('similar-images index (%s read store)', (_name, openStore) => {
   let store: ReadStore;
   let position = 0n;
   afterEach(async () => {
+    await store?.drop([Collections.images, Collections.imageVectors], ['breed-centroids']);
     await store?.close();
   });
 
@@ -77,7 +87,7 @@ describe('similar-images index', () => {
   };
 
   it('answers as brute force does, before and after labels, approvals and deletions', async () => {
-    store = embeddedReadStore();
+    store = await openStore();
     const clusters = Array.from({ length: 6 }, () => vectorNear(null).map((x) => x * 3));
     const images: { id: string; account: string; public: boolean; species: string | null; model: string; vector: number[] | null }[] = [];
     for (let i = 0; i < 400; i++) {
@@ -131,7 +141,7 @@ describe('similar-images index', () => {
   }, 60_000);
 
   it('shows a deleted image to nobody even before the vectors document goes, and a caller never sees another account’s private images', async () => {
-    store = embeddedReadStore();
+    store = await openStore();
     const base = vectorNear(null);
     await put({ id: 'a-1', account: 'alice', public: false, species: '1', model: 'm', vector: base });
     await put({ id: 'a-2', account: 'alice', public: false, species: '1', model: 'm', vector: vectorNear(base.map((x) => x * 20)) });
