@@ -147,6 +147,13 @@ describe.each(stores)('similar-images index (%s read store)', (_name, openStore)
     await put({ id: 'a-2', account: 'alice', public: false, species: '1', model: 'm', vector: vectorNear(base.map((x) => x * 20)) });
     await put({ id: 'b-1', account: 'bob', public: false, species: '1', model: 'm', vector: vectorNear(base.map((x) => x * 20)) });
     await put({ id: 'b-2', account: 'bob', public: true, species: '1', model: 'm', vector: vectorNear(base.map((x) => x * 20)) });
+    // a malformed vector (its length is not its dims) is no candidate and fails no query
+    position += 1n;
+    const broken = { ...encodeEmbedding(base, 'm', 'image'), dims: 10 };
+    await store.collection(Collections.imageVectors).upsert(
+      { _id: 'a-broken', account_id: 'alice', species_id: '1', breed_ids: [], public: true, parent_image_id: null, embedding: broken, labelled_position: 1, contribution: null, changed_position: Number(position) } satisfies ImageVectorDoc,
+      position,
+    );
     const index = similarIndex(store);
     const query = embeddingInt8(encodeEmbedding(base, 'm', 'image'));
     const ids = async (account: string) => (await index.visibleNearest(query, { accountId: account, model: 'm', exclude: 'a-1' }, 10)).shown.map((s) => s.id).sort();

@@ -90,7 +90,12 @@ export const similarIndex = (readStore: ReadStore) => {
     if (held && held.changed > changed) return;
     remove(doc._id);
     if (!doc.embedding || doc.labelled_position === null) return;
-    const vector = embeddingInt8(doc.embedding);
+    let vector: Int8Array;
+    try {
+      vector = embeddingInt8(doc.embedding);
+    } catch {
+      return; // a malformed vector is no candidate (and fails no query)
+    }
     const partition = partitionOf(doc.public ? PUBLIC : doc.account_id, doc.species_id ?? '', doc.embedding.model, vector.length);
     const row = partition.ids.length;
     if ((row + 1) * partition.dims > partition.rows.length) {
@@ -130,7 +135,8 @@ export const similarIndex = (readStore: ReadStore) => {
   };
 
   const sync = async (): Promise<void> => {
-    while (syncing) await syncing;
+    // one at a time; a failed one is retried by this one
+    while (syncing) await syncing.catch(() => undefined);
     syncing = catchUp().finally(() => {
       syncing = null;
     });
