@@ -103,6 +103,11 @@ export type ImageVectorDoc = {
   /** the position of its ImageLabelled event (as a number), null until labelled: the most recent first for duplicate checks */
   labelled_position: number | null;
   contribution: CentroidContribution | null;
+  /**
+   * The position (as a number) of the last event that changed it: the similar-images index in
+   * the query API reads what changed since it last looked. Absent on documents written before it.
+   */
+  changed_position?: number;
 };
 
 /**

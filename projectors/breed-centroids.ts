@@ -24,6 +24,8 @@ export const breedCentroidsProjection = defineProjection({
     const vectors = store.collection(Collections.imageVectors);
     await vectors.createIndex({ account_id: 1, labelled_position: 1, _id: 1 });
     await vectors.createIndex({ public: 1, labelled_position: 1, _id: 1 });
+    // the similar-images index of the query API: what changed since it last looked
+    await vectors.createIndex({ changed_position: 1, _id: 1 });
   },
   async apply(event, store) {
     const vectors = store.collection<ImageVectorDoc>(Collections.imageVectors);
@@ -32,7 +34,7 @@ export const breedCentroidsProjection = defineProjection({
       if (await vectors.get(id)) return;
       const data = event.data;
       await vectors.upsert(
-        { _id: id, account_id: data.account_id, species_id: null, breed_ids: [...data.breed_ids], public: false, parent_image_id: data.parent_image_id, embedding: null, labelled_position: null, contribution: null },
+        { _id: id, account_id: data.account_id, species_id: null, breed_ids: [...data.breed_ids], public: false, parent_image_id: data.parent_image_id, embedding: null, labelled_position: null, contribution: null, changed_position: Number(event.position) },
         event.position,
       );
       return;
@@ -65,7 +67,7 @@ export const breedCentroidsProjection = defineProjection({
       ...centroidChanges(doc.contribution, null).map((change) => ({ change, embedding: doc.embedding! })),
       ...centroidChanges(null, after).map((change) => ({ change, embedding: next!.embedding! })),
     ], event.position);
-    if (next) await vectors.upsert({ ...next, contribution: after }, event.position);
+    if (next) await vectors.upsert({ ...next, contribution: after, changed_position: Number(event.position) }, event.position);
     else await vectors.delete(id, event.position);
   },
 });

@@ -150,5 +150,15 @@ describe.runIf(modelsInstalled && datasetThere)('breed suggestions learnt from l
     expect(unknown.status).toBe(404);
     expect(unknown.body.error?.code ?? unknown.body.code).toBeDefined();
     for (const limit of ['0', '101', 'many']) expect((await service.request('GET', `/v1/images/${id}/similar?limit=${limit}`, { key: alice })).status, `limit=${limit}`).toBe(400);
+    // a deletion counts in the deleter's very next query (read-your-writes, no waiting here), and in another account's
+    const gone = uploads.birmanCatalogue[0];
+    expect((await service.request('DELETE', `/v1/images/${gone}`, { key: alice })).body).toEqual({ message: 'SUCCESS' });
+    const afterDelete = (await service.request('GET', `/v1/images/${id}/similar?limit=100`, { key: alice })).body as { id: string }[];
+    expect(afterDelete.map((f) => f.id)).not.toContain(gone);
+    expect(afterDelete.map((f) => f.id)).toEqual(expect.arrayContaining(uploads.birmanCatalogue.slice(1)));
+    await centroidsCaughtUp();
+    const bobAfter = (await service.request('GET', `/v1/images/${uploads.bob.at(-1)}/similar?limit=100`, { key: bob })).body as { id: string }[];
+    expect(bobAfter.map((f) => f.id)).not.toContain(gone);
+    expect(bobAfter.map((f) => f.id)).toEqual(expect.arrayContaining(uploads.birmanCatalogue.slice(1)));
   }, 120_000);
 });
