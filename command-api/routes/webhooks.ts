@@ -113,7 +113,7 @@ export const webhookCommandRoutes =
       },
       async (request, reply) => {
         const account = accountOf(request);
-        const result = await redeliverWebhook(deps.eventStore, request.params.id, request.params.deliveryId, account.id, contextOf(request));
+        const result = await redeliverWebhook(deps.eventStore, request.params.id, request.params.deliveryId, account.id, contextOf(request), deps.readStore);
         await recordWrite(deps, account.id, result.position, 'webhooks');
         return reply.code(202).send({ message: 'SUCCESS' as const, id: request.params.deliveryId, status: 'pending' as const });
       },

@@ -2,7 +2,7 @@ import type { Decider, Event } from '../decider.ts';
 import { accountDecider } from '../accounts/decide.ts';
 import { voteDecider } from '../votes/decide.ts';
 import { favouriteClaimDecider, favouriteDecider } from '../favourites/decide.ts';
-import { webhookDeliveryDecider, webhookEndpointDecider, webhookRegistryDecider } from '../webhooks/decide.ts';
+import { webhookAttemptsDecider, webhookDeliveryDecider, webhookEndpointDecider, webhookRegistryDecider } from '../webhooks/decide.ts';
 import { referenceDecider } from '../reference-data/decide.ts';
 import { referenceImportDecider } from '../reference-data/import.ts';
 import { REFERENCE_KIND_LIST } from '../reference-data/record.ts';
@@ -31,6 +31,7 @@ export const AGGREGATE_FOLDS: Readonly<Record<string, Fold>> = {
   webhook: fold(webhookEndpointDecider),
   webhookregistry: fold(webhookRegistryDecider),
   webhookdelivery: fold(webhookDeliveryDecider),
+  webhookattempts: fold(webhookAttemptsDecider),
   referencedata: fold(referenceImportDecider),
   image: fold(imageDecider),
   quota: fold(quotaDecider),
