@@ -10,6 +10,11 @@ export type AttemptLogOptions = {
   maxEntries: number;
   /** How long the first entry of a record waits for others before the record is written. */
   lingerMs: number;
+  /**
+   * Whether more attempts to the endpoint are on their way (requests out): when none is, nothing
+   * would join the record while it lingers, so it is written at once (the end of a bus batch).
+   */
+  moreComing?: (webhookId: string) => boolean;
 };
 
 export type AttemptLog = {
@@ -76,7 +81,7 @@ export const createAttemptLog = (eventStore: EventStore, options: AttemptLogOpti
         }
         batch.entries.push(entry);
         batch.waiting.push({ resolve, reject });
-        if (batch.entries.length >= options.maxEntries) write(entry.webhook_id);
+        if (batch.entries.length >= options.maxEntries || options.moreComing?.(entry.webhook_id) === false) write(entry.webhook_id);
       }),
     lastPosition: () => last,
     flush: async () => {

@@ -28,6 +28,8 @@ export type AttemptDeps = {
   enqueue: (delivery: Delivery, atMs: number) => boolean;
   /** Requests out and answers per endpoint (what tells a stuck endpoint from a busy one). */
   health: EndpointHealth;
+  /** Attempts whose records are on their way (awaited at stop). */
+  recordings: Set<Promise<unknown>>;
   /** Failure counts are written one at a time per endpoint (they are one stream). */
   endpointWrites: Map<string, Promise<unknown>>;
 };
@@ -134,7 +136,9 @@ export const runAttempt = async (delivery: Delivery, deps: AttemptDeps): Promise
     result = await deps.health.track(delivery.webhookId, () => deps.http.post(endpoint.url, body, headers));
   }
 
-  const entry = await recordAttempt(
+  // Recorded in the background: the attempt's slot on the timetable is free for the next attempt
+  // while the record gathers other outcomes (the delivery counts as stored once it is written).
+  const recording = recordAttempt(
     deps,
     delivery,
     {
@@ -148,12 +152,18 @@ export const runAttempt = async (delivery: Delivery, deps: AttemptDeps): Promise
       now: new Date().toISOString(),
     },
     signature,
+  ).then(async (entry) => {
+    if (!entry) return; // recorded already, or no longer pending
+    deps.logger.info(
+      { delivery_id: delivery.id, webhook_id: delivery.webhookId, attempt, status_code: result.statusCode, error: result.error, outcome: entry.outcome, duration_ms: result.durationMs },
+      'webhook attempt',
+    );
+    if (!result.success || endpoint.consecutiveFailures > 0) await recordEndpointOutcome(delivery, result.success, deps);
+    if (entry.outcome === 'retrying' && entry.next_attempt_at) deps.enqueue(delivery, Date.parse(entry.next_attempt_at));
+  });
+  const settled = recording.catch((error) =>
+    deps.logger.error({ err: error, delivery_id: delivery.id }, 'webhook attempt could not be recorded; the bus batch or the sweep brings its delivery back'),
   );
-  if (!entry) return; // recorded already, or no longer pending
-  deps.logger.info(
-    { delivery_id: delivery.id, webhook_id: delivery.webhookId, attempt, status_code: result.statusCode, error: result.error, outcome: entry.outcome, duration_ms: result.durationMs },
-    'webhook attempt',
-  );
-  if (!result.success || endpoint.consecutiveFailures > 0) await recordEndpointOutcome(delivery, result.success, deps);
-  if (entry.outcome === 'retrying' && entry.next_attempt_at) deps.enqueue(delivery, Date.parse(entry.next_attempt_at));
+  deps.recordings.add(settled);
+  void settled.finally(() => deps.recordings.delete(settled));
 };

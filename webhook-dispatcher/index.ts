@@ -12,7 +12,7 @@ import type { WebhookDisabled } from '../domain/webhooks/endpoint.ts';
 import type { WebhookRedeliveryRequested } from '../domain/webhooks/delivery.ts';
 import { createHttpDelivery } from './http-delivery.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
-import { runAttempt } from './attempt.ts';
+import { runAttempt, type AttemptDeps } from './attempt.ts';
 import { EndpointsBehindError, planDeliveries } from './schedule-deliveries.ts';
 import { deliveryStateOfDoc, newDelivery, parkDelivery, type Delivery } from './delivery-record.ts';
 import { createAttemptLog } from './attempt-log.ts';
@@ -102,11 +102,27 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
   const endpoints = await startEndpointTable(deps.eventStore, logger);
   const endpointWrites = new Map<string, Promise<unknown>>();
   const health = createEndpointHealth();
-  const attemptLog = createAttemptLog(deps.eventStore, { maxEntries: options.attemptRecordMaxEntries, lingerMs: options.attemptRecordLingerMs });
+  const attemptLog = createAttemptLog(deps.eventStore, {
+    maxEntries: options.attemptRecordMaxEntries,
+    lingerMs: options.attemptRecordLingerMs,
+    moreComing: (webhookId) => health.outstanding(webhookId) > 0,
+  });
   const stores = { eventStore: deps.eventStore, readStore: deps.readStore };
-  const scheduler: Scheduler<Delivery> = createScheduler<Delivery>(
-    (delivery) =>
-      runAttempt(delivery, { ...stores, attemptLog, endpoints, secrets, http, logger, endpointWrites, health, enqueue: (again, at) => scheduler.enqueue(again, at) }),
+  let scheduler: Scheduler<Delivery>;
+  const attemptDeps: AttemptDeps = {
+    ...stores,
+    attemptLog,
+    endpoints,
+    secrets,
+    http,
+    logger,
+    endpointWrites,
+    health,
+    recordings: new Set(),
+    enqueue: (again, at) => scheduler.enqueue(again, at),
+  };
+  scheduler = createScheduler<Delivery>(
+    (delivery) => runAttempt(delivery, attemptDeps),
     {
       total: options.maxConcurrent,
       perEndpoint: options.maxConcurrentPerEndpoint,
@@ -279,6 +295,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
       await recovery;
       await scheduler.stop();
       await attemptLog.flush();
+      await Promise.all([...attemptDeps.recordings]);
       await endpoints.stop();
       await http.close();
     },
