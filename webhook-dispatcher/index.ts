@@ -168,8 +168,13 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
   }, options.sweepIntervalMs);
   sweeper.unref();
 
-  /** The highest position of a domain event taken so far: a batch at or below it is handed over again. */
-  let highestTaken = 0n;
+  /**
+   * The domain events taken lately (their ids, the last 20,000): a batch holding one of them is
+   * handed over again (it failed, or a bus rebalance brought it back), and what this process
+   * recorded for it may not be in the delivery log yet.
+   */
+  const takenLately = new Set<string>();
+  const TAKEN_REMEMBERED = 20_000;
   const deliveryLog = deps.readStore.collection<WebhookDeliveryDoc>(Collections.webhookDeliveries);
 
   /**
@@ -184,19 +189,17 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
     // batch handed over again) first waits for the log to show what this process recorded since.
     const planned = (await planDeliveries(events, deps)).filter(({ opening }) => !scheduler.has(opening.delivery_id));
     if (planned.length === 0) return;
-    let lowest = events[0]?.position ?? 0n;
-    let highest = 0n;
-    for (const event of events) {
-      if (event.position < lowest) lowest = event.position;
-      if (event.position > highest) highest = event.position;
-    }
-    if (lowest <= highestTaken) {
+    if (events.some((event) => takenLately.has(event.id))) {
       const head = await deps.eventStore.headPosition();
       if (!(await deps.readStore.waitForCheckpoints(['webhook_deliveries'], head, options.deliveryLogCatchUpMs))) {
         throw new Error('the delivery log has not caught up with this process\'s records; the batch is retried');
       }
     }
-    if (highest > highestTaken) highestTaken = highest;
+    for (const event of events) takenLately.add(event.id);
+    for (const id of takenLately) {
+      if (takenLately.size <= TAKEN_REMEMBERED) break;
+      takenLately.delete(id);
+    }
     const stored = await deliveryLog.getMany(planned.map(({ opening }) => opening.delivery_id));
     const waiting: Delivery[] = [];
     for (const { opening, correlationId } of planned) {

@@ -107,7 +107,7 @@ export const webhookCommandRoutes =
           tags: ['webhooks'],
           summary: 'Deliver a finished delivery again (a new round of up to three attempts)',
           params: WebhookDeliveryParams,
-          response: { 202: RedeliveryAccepted, ...errors(404, 409) },
+          response: { 202: RedeliveryAccepted, ...errors(404, 409, 503) },
         },
         config: feature,
       },
