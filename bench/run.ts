@@ -21,7 +21,7 @@ import type { BenchItem, Figure } from './harness/types.ts';
  * BENCH_ITEMS        only the items whose file name starts with one of these (`1,3`)
  * BENCH_ADAPTERS     embedded | production | both (default: embedded, plus production when its URLs are set)
  * BENCH_CPU_PROF=1   the service writes a CPU profile to bench/results/profiles
- * BENCH_WEBHOOK_BACKLOG  votes in item 4's backlog at most (default: none embedded, 1,000 on production adapters)
+ * BENCH_WEBHOOK_BACKLOG  votes in item 4's backlog (default 150,000 embedded, 10,000 on production adapters; 0: the votes of BENCH_DURATION_S)
  * BENCH_READY_TIMEOUT_S  how long a starting service may take to answer /ready (default 600)
  * BENCH_GROWN_SCALE      item 8's grown data, a fraction of 1,000 accounts, 1,000,000 votes, 100,000
  *                        favourites and 100,000 images (default 1); BENCH_GROWN_ACCOUNTS, _VOTES,

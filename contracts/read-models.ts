@@ -223,6 +223,8 @@ export type WebhookAttemptDoc = {
   status_code: number | null;
   error: string | null;
   outcome: 'succeeded' | 'retrying' | 'failed';
+  /** How it was signed (attempts recorded in attempt records; absent on older ones). */
+  signature?: { t: number; secret_id: string } | null;
 };
 
 /** One event delivered to one endpoint; `status: pending` + `next_attempt_at` is the dispatcher's to-do list. */
@@ -239,6 +241,8 @@ export type WebhookDeliveryDoc = {
   next_attempt_at: string | null;
   status_reason: string | null;
   attempts: WebhookAttemptDoc[];
+  /** Attempts in the current round (a redelivery starts a new one); absent on documents projected before it was kept. */
+  round_attempts?: number;
   payload: Record<string, unknown>;
 };
 

@@ -1,14 +1,16 @@
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
 import { webhookEndpointDecider } from '../domain/webhooks/decide.ts';
-import type { WebhookDeliveryAttempted } from '../domain/webhooks/delivery.ts';
+import type { AttemptSignature } from '../domain/webhooks/delivery.ts';
 import { webhookStream } from '../domain/webhooks/endpoint.ts';
 import { MAX_BACKOFF_JITTER_MS } from '../domain/webhooks/policy.ts';
 import { handleCommand } from '../infrastructure/event-store/command-handler.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
+import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { SecretBox } from '../infrastructure/secrets/secret-box.ts';
+import type { AttemptLog } from './attempt-log.ts';
 import { chatServiceOf, formatChatMessage } from './chat-format.ts';
-import { deliveryView, dispatcherContext, readDelivery, recordOnDelivery, type Delivery } from './delivery-record.ts';
+import { deliveryView, dispatcherContext, readDelivery, recordAttempt, recordOnDelivery, type Delivery } from './delivery-record.ts';
 import type { EndpointTable } from './endpoints.ts';
 import type { EndpointHealth } from './endpoint-health.ts';
 import type { DeliveryResult, HttpDelivery } from './http-delivery.ts';
@@ -16,6 +18,8 @@ import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
 export type AttemptDeps = {
   eventStore: EventStore;
+  readStore: ReadStore;
+  attemptLog: AttemptLog;
   endpoints: EndpointTable;
   secrets: SecretBox;
   http: HttpDelivery;
@@ -24,11 +28,25 @@ export type AttemptDeps = {
   enqueue: (delivery: Delivery, atMs: number) => boolean;
   /** Requests out and answers per endpoint (what tells a stuck endpoint from a busy one). */
   health: EndpointHealth;
+  /** Attempts whose records are on their way (awaited at stop). */
+  recordings: Set<Promise<unknown>>;
   /** Failure counts are written one at a time per endpoint (they are one stream). */
   endpointWrites: Map<string, Promise<unknown>>;
 };
 
 const USER_AGENT = 'animal-data-webhooks/1.0';
+
+/** Which secret signed an attempt: a fingerprint of the stored (encrypted) secret, made once per secret. */
+const secretIds = new Map<string, string>();
+const secretIdOf = (encrypted: string): string => {
+  let id = secretIds.get(encrypted);
+  if (id === undefined) {
+    id = createHash('sha256').update(encrypted).digest('hex').slice(0, 16);
+    if (secretIds.size >= 1000) secretIds.clear();
+    secretIds.set(encrypted, id);
+  }
+  return id;
+};
 
 /**
  * Each attempt's outcome goes to the endpoint's stream only when it changes something: a failure
@@ -59,12 +77,12 @@ const recordEndpointOutcome = (delivery: Delivery, success: boolean, deps: Attem
  * One attempt of one delivery: it must still be pending and due, its endpoint enabled (from the
  * endpoint table, kept current from the endpoint's events); the body — serialised once per
  * delivery — is signed with the endpoint's current secret (so a rotation applies to the very next
- * retry). The outcome is one event on the delivery's stream, appended at the revision this process
- * knows (the first one opens the stream); losing that append to another writer drops the delivery
- * here. A retry goes back on the timetable, or stays in the store when the timetable is full.
+ * retry). The outcome is an entry of the endpoint's next attempt record (attempt-log.ts), written
+ * with the other attempts to that endpoint that finished meanwhile. A retry goes back on the
+ * timetable once its attempt is recorded, or stays in the store when the timetable is full.
  */
 export const runAttempt = async (delivery: Delivery, deps: AttemptDeps): Promise<void> => {
-  if (!delivery.known) await readDelivery(deps.eventStore, delivery);
+  if (!delivery.known) await readDelivery(deps.readStore, delivery);
   const view = deliveryView(delivery);
   if (view.status !== 'pending') return;
   const dueAt = view.nextAttemptAt ? Date.parse(view.nextAttemptAt) : 0;
@@ -76,10 +94,10 @@ export const runAttempt = async (delivery: Delivery, deps: AttemptDeps): Promise
   if (endpoint.status !== 'enabled') {
     const reason = endpoint.status === 'disabled' ? 'endpoint disabled' : 'endpoint deleted';
     const now = new Date().toISOString();
-    await recordOnDelivery(deps.eventStore, delivery, (state) =>
+    await recordOnDelivery(deps, delivery, (state) =>
       state.status === 'none' && delivery.opening ? { type: 'ScheduleDelivery', ...delivery.opening, now: delivery.opening.scheduled_at } : null,
     );
-    await recordOnDelivery(deps.eventStore, delivery, () => ({ type: 'AbandonDelivery', reason, now }));
+    await recordOnDelivery(deps, delivery, () => ({ type: 'AbandonDelivery', reason, now }));
     return;
   }
 
@@ -88,6 +106,7 @@ export const runAttempt = async (delivery: Delivery, deps: AttemptDeps): Promise
   let result: DeliveryResult;
   let secret: string | null = null;
   let secretError: string | null = null;
+  let signature: AttemptSignature | null = null;
   if (!endpoint.legacyUnsigned && endpoint.signingSecretEncrypted) {
     try {
       secret = deps.secrets.decrypt(endpoint.signingSecretEncrypted, endpoint.webhookId);
@@ -109,28 +128,42 @@ export const runAttempt = async (delivery: Delivery, deps: AttemptDeps): Promise
       'x-webhook-delivery': delivery.id,
       'x-webhook-attempt': String(attempt),
     };
-    if (secret) headers[SIGNATURE_HEADER] = signatureHeader(secret, body, Math.floor(Date.now() / 1000));
+    if (secret && endpoint.signingSecretEncrypted) {
+      const t = Math.floor(Date.now() / 1000);
+      headers[SIGNATURE_HEADER] = signatureHeader(secret, body, t);
+      signature = { t, secret_id: secretIdOf(endpoint.signingSecretEncrypted) };
+    }
     result = await deps.health.track(delivery.webhookId, () => deps.http.post(endpoint.url, body, headers));
   }
 
-  const recorded = await recordOnDelivery(deps.eventStore, delivery, (state) => ({
-    type: 'RecordAttempt',
-    attempt,
-    started_at: startedAt,
-    duration_ms: result.durationMs,
-    status_code: result.statusCode,
-    error: result.error,
-    success: result.success,
-    jitter_ms: randomInt(MAX_BACKOFF_JITTER_MS + 1),
-    now: new Date().toISOString(),
-    ...(state.status === 'none' && delivery.opening ? { opening: delivery.opening } : {}),
-  }));
-  if (!recorded || recorded.length === 0) return; // another worker recorded this attempt
-  const attempted = (recorded[0] as WebhookDeliveryAttempted).data;
-  deps.logger.info(
-    { delivery_id: delivery.id, webhook_id: delivery.webhookId, attempt, status_code: result.statusCode, error: result.error, outcome: attempted.outcome, duration_ms: result.durationMs },
-    'webhook attempt',
+  // Recorded in the background: the attempt's slot on the timetable is free for the next attempt
+  // while the record gathers other outcomes (the delivery counts as stored once it is written).
+  const recording = recordAttempt(
+    deps,
+    delivery,
+    {
+      attempt,
+      started_at: startedAt,
+      duration_ms: result.durationMs,
+      status_code: result.statusCode,
+      error: result.error,
+      success: result.success,
+      jitter_ms: randomInt(MAX_BACKOFF_JITTER_MS + 1),
+      now: new Date().toISOString(),
+    },
+    signature,
+  ).then(async (entry) => {
+    if (!entry) return; // recorded already, or no longer pending
+    deps.logger.info(
+      { delivery_id: delivery.id, webhook_id: delivery.webhookId, attempt, status_code: result.statusCode, error: result.error, outcome: entry.outcome, duration_ms: result.durationMs },
+      'webhook attempt',
+    );
+    if (!result.success || endpoint.consecutiveFailures > 0) await recordEndpointOutcome(delivery, result.success, deps);
+    if (entry.outcome === 'retrying' && entry.next_attempt_at) deps.enqueue(delivery, Date.parse(entry.next_attempt_at));
+  });
+  const settled = recording.catch((error) =>
+    deps.logger.error({ err: error, delivery_id: delivery.id }, 'webhook attempt could not be recorded; the bus batch or the sweep brings its delivery back'),
   );
-  if (!result.success || endpoint.consecutiveFailures > 0) await recordEndpointOutcome(delivery, result.success, deps);
-  if (attempted.outcome === 'retrying' && attempted.next_attempt_at) deps.enqueue(delivery, Date.parse(attempted.next_attempt_at));
+  deps.recordings.add(settled);
+  void settled.finally(() => deps.recordings.delete(settled));
 };

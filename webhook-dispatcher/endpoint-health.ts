@@ -9,6 +9,8 @@ export type EndpointHealth = {
   track: <T>(webhookId: string, request: () => Promise<T>) => Promise<T>;
   /** How long the endpoint has had requests out without any answer (0: none out, or answering). */
   stuckForMs: (webhookId: string) => number;
+  /** Requests on their way to the endpoint now. */
+  outstanding: (webhookId: string) => number;
 };
 
 export const createEndpointHealth = (now: () => number = Date.now): EndpointHealth => {
@@ -30,6 +32,7 @@ export const createEndpointHealth = (now: () => number = Date.now): EndpointHeal
         if (entry.out === 0) endpoints.delete(webhookId);
       }
     },
+    outstanding: (webhookId) => endpoints.get(webhookId)?.out ?? 0,
     stuckForMs(webhookId) {
       const entry = endpoints.get(webhookId);
       return entry && entry.out > 0 ? now() - entry.since : 0;

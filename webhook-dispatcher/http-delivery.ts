@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { assertLiteralTargetAllowed, guardedLookup, type Resolve } from '../infrastructure/webhooks/target-policy.ts';
+import { createDeadlines } from './deadlines.ts';
 
 export type DeliveryResult = { success: boolean; statusCode: number | null; error: string | null; durationMs: number };
 
@@ -34,7 +35,8 @@ const describe = (error: unknown): string => {
 
 /**
  * POSTs webhook bodies with undici: one Agent whose connections resolve through the SSRF guard
- * (IP-literal hosts are checked before the request), a hard timeout over the whole exchange, no
+ * (IP-literal hosts are checked before the request), a hard timeout over the whole exchange
+ * (deadlines.ts: one timer for all requests), no
  * redirects followed (a 3xx is a failure), at most 64 KiB of the answer read and discarded.
  * Each origin has its own connection pool, so a hanging receiver holds only its own connections.
  */
@@ -46,6 +48,9 @@ export const createHttpDelivery = (options: HttpDeliveryOptions): HttpDelivery =
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
+
+  // One timer for every request's deadline (the whole exchange, answer read included).
+  const deadlines = createDeadlines(options.timeoutMs);
 
   // URLs whose literal host passed the check (it depends on the URL alone): checked once each.
   const allowedUrls = new Set<string>();
@@ -59,7 +64,7 @@ export const createHttpDelivery = (options: HttpDeliveryOptions): HttpDelivery =
   const post = async (url: string, body: string, headers: Record<string, string>): Promise<DeliveryResult> => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const signal = AbortSignal.timeout(options.timeoutMs);
+    const signal = deadlines.start();
     try {
       assertUrlAllowed(url);
       const response = await request(url, { method: 'POST', body, headers, dispatcher: agent, signal });
@@ -72,8 +77,16 @@ export const createHttpDelivery = (options: HttpDeliveryOptions): HttpDelivery =
       const refused = targetRefusal(error);
       const message = refused ?? (signal.aborted ? `no answer within ${options.timeoutMs} ms` : describe(error));
       return { success: false, statusCode: null, error: message, durationMs: elapsed() };
+    } finally {
+      signal.clear();
     }
   };
 
-  return { post, close: () => agent.close() };
+  return {
+    post,
+    close: () => {
+      deadlines.close();
+      return agent.close();
+    },
+  };
 };

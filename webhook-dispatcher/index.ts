@@ -10,17 +10,15 @@ import { Collections, type WebhookDeliveryDoc } from '../contracts/read-models.t
 import { DELIVERY_TIMEOUT_MS } from '../domain/webhooks/policy.ts';
 import { webhookDeliveryEvents } from '../domain/webhooks/delivery.ts';
 import { webhookEndpointEvents } from '../domain/webhooks/endpoint.ts';
-import { decodeAll, isFromAny } from '../infrastructure/event-store/recorded.ts';
+import { isFromAny } from '../infrastructure/event-store/recorded.ts';
 import { createHttpDelivery } from './http-delivery.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
-import { runAttempt } from './attempt.ts';
+import { runAttempt, type AttemptDeps } from './attempt.ts';
 import { EndpointsBehindError, planDeliveries } from './schedule-deliveries.ts';
-import { newDelivery, parkDelivery, type Delivery } from './delivery-record.ts';
+import { deliveryStateOfDoc, newDelivery, parkDelivery, type Delivery } from './delivery-record.ts';
+import { createAttemptLog } from './attempt-log.ts';
 import { startEndpointTable } from './endpoints.ts';
 import { createEndpointHealth } from './endpoint-health.ts';
-import { webhookDeliveryDecider } from '../domain/webhooks/decide.ts';
-import { webhookDeliveryStream } from '../domain/webhooks/delivery.ts';
-import { foldEvents } from '../domain/decider.ts';
 import { sendDisabledNotice } from './disabled-notice.ts';
 import { mappedTopics } from './event-mapping.ts';
 import { cachedDecryption } from './secret-cache.ts';
@@ -46,6 +44,11 @@ export type DispatcherOptions = {
    * no answer for this long gets its deliveries parked at once.
    */
   handoffMs: number;
+  /** Attempt records: at most this many attempts to one endpoint in one record, gathered for at most `attemptRecordLingerMs`. */
+  attemptRecordMaxEntries: number;
+  attemptRecordLingerMs: number;
+  /** How long a bus batch handed over again waits for the delivery log to show what this process recorded. */
+  deliveryLogCatchUpMs: number;
   /** Name resolution for receivers (tests inject one; the SSRF guard applies to what it returns). */
   resolve?: Resolve;
 };
@@ -89,6 +92,9 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
     maxHeld: 10_000,
     maxHeldPerEndpoint: 2_000,
     handoffMs: 500,
+    attemptRecordMaxEntries: 500,
+    attemptRecordLingerMs: 20,
+    deliveryLogCatchUpMs: 5_000,
     ...deps.options,
   };
   const logger = deps.logger.child({ component: 'webhook-dispatcher' });
@@ -97,9 +103,27 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
   const endpoints = await startEndpointTable(deps.eventStore, logger);
   const endpointWrites = new Map<string, Promise<unknown>>();
   const health = createEndpointHealth();
-  const scheduler: Scheduler<Delivery> = createScheduler<Delivery>(
-    (delivery) =>
-      runAttempt(delivery, { eventStore: deps.eventStore, endpoints, secrets, http, logger, endpointWrites, health, enqueue: (again, at) => scheduler.enqueue(again, at) }),
+  const attemptLog = createAttemptLog(deps.eventStore, {
+    maxEntries: options.attemptRecordMaxEntries,
+    lingerMs: options.attemptRecordLingerMs,
+    moreComing: (webhookId) => health.outstanding(webhookId) > 0,
+  });
+  const stores = { eventStore: deps.eventStore, readStore: deps.readStore };
+  let scheduler: Scheduler<Delivery>;
+  const attemptDeps: AttemptDeps = {
+    ...stores,
+    attemptLog,
+    endpoints,
+    secrets,
+    http,
+    logger,
+    endpointWrites,
+    health,
+    recordings: new Set(),
+    enqueue: (again, at) => scheduler.enqueue(again, at),
+  };
+  scheduler = createScheduler<Delivery>(
+    (delivery) => runAttempt(delivery, attemptDeps),
     {
       total: options.maxConcurrent,
       perEndpoint: options.maxConcurrentPerEndpoint,
@@ -120,17 +144,22 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
     for (const doc of pending) {
       const dueAt = Date.parse(doc.next_attempt_at ?? doc.created_at);
       if (scheduler.has(doc.id) || dueAt > overdue) continue;
-      if (scheduler.enqueue(newDelivery({ id: doc.id, webhookId: doc.webhook_id, accountId: doc.account_id }), dueAt)) taken += 1;
+      const found = newDelivery({ id: doc.id, webhookId: doc.webhook_id, accountId: doc.account_id, known: { state: deliveryStateOfDoc(doc), revision: undefined } });
+      if (scheduler.enqueue(found, dueAt)) taken += 1;
     }
     return taken;
   };
   let stopped = false;
-  const recovery = (async () => {
-    // Let the deliveries read model reach the log's head first (bounded; checked in short waits so stop is prompt).
+  // The delivery log at the log's head as it was at start (bounded; checked in short waits so stop
+  // is prompt): it then shows every attempt recorded before, which the first batches are checked against.
+  const caughtUp = (async () => {
     const head = await deps.eventStore.headPosition();
     for (let waited = 0; waited < 30_000 && !stopped; waited += 500) {
-      if (await deps.readStore.waitForCheckpoints(['webhook_deliveries'], head, 500)) break;
+      if (await deps.readStore.waitForCheckpoints(['webhook_deliveries'], head, 500)) return;
     }
+  })();
+  const recovery = (async () => {
+    await caughtUp;
     if (stopped) return;
     const count = await sweep(-Infinity);
     if (count > 0) logger.info({ pending: count }, 'pending webhook deliveries resumed');
@@ -141,36 +170,56 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
   sweeper.unref();
 
   /**
+   * The domain events taken lately (their ids, the last 20,000): a batch holding one of them is
+   * handed over again (it failed, or a bus rebalance brought it back), and what this process
+   * recorded for it may not be in the delivery log yet.
+   */
+  const takenLately = new Set<string>();
+  const TAKEN_REMEMBERED = 20_000;
+  const deliveryLog = deps.readStore.collection<WebhookDeliveryDoc>(Collections.webhookDeliveries);
+
+  /**
    * A batch of domain events: plan its deliveries, leave out those the store already has (a batch
    * handed over again after a crash: finished ones are not sent again, pending ones resume), attempt
    * the rest at once, and resolve once the store holds every one of them.
    */
   const take = async (events: ReturnType<typeof fromBusMessage>[]) => {
+    await caughtUp;
     // Held already (an earlier hand-over of these events) or not: those not held are looked for in
-    // the store with one check for the batch, and only the ones found there are read.
+    // the delivery log with one read for the batch. A batch this process took before (a failed
+    // batch handed over again) first waits for the log to show what this process recorded since.
     const planned = (await planDeliveries(events, deps)).filter(({ opening }) => !scheduler.has(opening.delivery_id));
-    const stored = await deps.eventStore.existingStreams(planned.map(({ opening }) => webhookDeliveryStream(opening.delivery_id)));
+    if (planned.length === 0) return;
+    if (events.some((event) => takenLately.has(event.id))) {
+      const head = await deps.eventStore.headPosition();
+      if (!(await deps.readStore.waitForCheckpoints(['webhook_deliveries'], head, options.deliveryLogCatchUpMs))) {
+        throw new Error('the delivery log has not caught up with this process\'s records; the batch is retried');
+      }
+    }
+    for (const event of events) takenLately.add(event.id);
+    for (const id of takenLately) {
+      if (takenLately.size <= TAKEN_REMEMBERED) break;
+      takenLately.delete(id);
+    }
+    const stored = await deliveryLog.getMany(planned.map(({ opening }) => opening.delivery_id));
     const waiting: Delivery[] = [];
-    await Promise.all(
-      planned.map(async ({ opening, correlationId }) => {
-        const stream = webhookDeliveryStream(opening.delivery_id);
-        const recorded = stored.has(stream) ? await deps.eventStore.readStream(stream) : [];
-        if (recorded.length > 0) {
-          const state = foldEvents(webhookDeliveryDecider, decodeAll(webhookDeliveryEvents, recorded));
-          if (state.status === 'pending') {
-            const found = newDelivery({ id: opening.delivery_id, webhookId: opening.webhook_id, accountId: opening.account_id, known: { state, revision: recorded[recorded.length - 1].revision } });
-            scheduler.enqueue(found, state.nextAttemptAt ? Date.parse(state.nextAttemptAt) : 0);
-          }
-          return;
+    for (const { opening, correlationId } of planned) {
+      const doc = stored.get(opening.delivery_id);
+      if (doc) {
+        if (doc.status === 'pending') {
+          const state = deliveryStateOfDoc(doc);
+          const found = newDelivery({ id: opening.delivery_id, webhookId: opening.webhook_id, accountId: opening.account_id, known: { state, revision: undefined } });
+          scheduler.enqueue(found, doc.next_attempt_at ? Date.parse(doc.next_attempt_at) : 0);
         }
-        const delivery = newDelivery({ id: opening.delivery_id, webhookId: opening.webhook_id, accountId: opening.account_id, opening, correlationId });
-        const slow = health.stuckForMs(opening.webhook_id) > options.handoffMs;
-        // (A failed parking shows below: the delivery is not stored and the batch fails.)
-        if (slow) parkDelivery(deps.eventStore, delivery).catch(() => undefined);
-        if (!scheduler.enqueue(delivery)) parkDelivery(deps.eventStore, delivery).catch(() => undefined); // left in the store for the sweep
-        waiting.push(delivery);
-      }),
-    );
+        continue;
+      }
+      const delivery = newDelivery({ id: opening.delivery_id, webhookId: opening.webhook_id, accountId: opening.account_id, opening, correlationId });
+      const slow = health.stuckForMs(opening.webhook_id) > options.handoffMs;
+      // (A failed parking shows below: the delivery is not stored and the batch fails.)
+      if (slow) parkDelivery(stores, delivery).catch(() => undefined);
+      if (!scheduler.enqueue(delivery)) parkDelivery(stores, delivery).catch(() => undefined); // left in the store for the sweep
+      waiting.push(delivery);
+    }
     if (waiting.length === 0) return;
     // Wait while the batch's deliveries make progress. Those of an endpoint that is stuck (requests
     // out, no answer for handoffMs) are parked as soon as that shows, and all
@@ -180,7 +229,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
     const park = (delivery: Delivery) => {
       if (parked.has(delivery) || delivery.isStored) return;
       parked.add(delivery);
-      parking.push(parkDelivery(deps.eventStore, delivery).catch(() => undefined));
+      parking.push(parkDelivery(stores, delivery).catch(() => undefined));
     };
     let storedCount = 0;
     let progressAt = Date.now();
@@ -233,7 +282,8 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
           logger.warn({ webhook_id: data.webhook_id, account_id: data.account_id, mailed: notice.sent, reason: notice.reason }, 'webhook endpoint disabled');
         } else if (event.type === 'WebhookRedeliveryRequested') {
           const data = event.data;
-          // Not held (or it stays in the store for the sweep): read from its stream when it comes up.
+          // Read from the delivery log when it comes up: once the log shows the request (bounded; the sweep is the safety net).
+          await deps.readStore.waitForCheckpoints(['webhook_deliveries'], event.position, options.deliveryLogCatchUpMs);
           scheduler.enqueue(newDelivery({ id: data.delivery_id, webhookId: data.webhook_id, accountId: data.account_id }));
         }
       },
@@ -249,6 +299,8 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
       await Promise.all(consumers.map((consumer) => consumer.stop()));
       await recovery;
       await scheduler.stop();
+      await attemptLog.flush();
+      await Promise.all([...attemptDeps.recordings]);
       await endpoints.stop();
       await http.close();
     },

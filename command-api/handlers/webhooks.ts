@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { DomainError } from '../../domain/errors.ts';
+import { Collections, type WebhookDeliveryDoc } from '../../contracts/read-models.ts';
+import { DomainError, isDomainError } from '../../domain/errors.ts';
 import { webhookDeliveryDecider, webhookEndpointDecider, webhookRegistryDecider } from '../../domain/webhooks/decide.ts';
 import { webhookStream, type WebhookEndpointRegistered, type WebhookEndpointState } from '../../domain/webhooks/endpoint.ts';
 import { webhookRegistryStream } from '../../domain/webhooks/registry.ts';
-import { webhookDeliveryStream } from '../../domain/webhooks/delivery.ts';
+import { webhookDeliveryStream, type WebhookDeliveryStatus } from '../../domain/webhooks/delivery.ts';
 import { handleCommand, stateOf, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/port.ts';
+import type { ReadStore } from '../../infrastructure/read-store/port.ts';
 import { randomId } from '../../infrastructure/ids.ts';
 import { checkWebhookUrl } from '../../infrastructure/webhooks/target-policy.ts';
 import type { WebhookCommandSettings } from '../deps.ts';
@@ -116,18 +118,54 @@ export const deleteWebhook = async (store: EventStore, webhookId: string, accoun
   return { position: released.position ?? deleted.position };
 };
 
-/** Starts a new round of (up to three) attempts of a finished delivery of an enabled endpoint. */
-export const redeliverWebhook = async (store: EventStore, webhookId: string, deliveryId: string, accountId: string, context: CommandContext) => {
+/** How long a redelivery waits for the delivery log to reach the head of the event log. */
+const DELIVERY_LOG_WAIT_MS = 5_000;
+
+/**
+ * Starts a new round of (up to three) attempts of a finished delivery of an enabled endpoint. The
+ * dispatcher records attempts in attempt records, not on the delivery's stream, so whether the
+ * delivery is finished is read from the delivery log (once it has reached the head of the event
+ * log, read after the stream: it has seen at least what the stream held); the request is appended
+ * to the delivery's stream at the revision read, so of two requests at once one wins and the other,
+ * decided again, finds the delivery pending (409). Without the read models (a process given none)
+ * the stream alone decides.
+ */
+export const redeliverWebhook = async (
+  store: EventStore,
+  webhookId: string,
+  deliveryId: string,
+  accountId: string,
+  context: CommandContext,
+  readStore?: ReadStore,
+) => {
   const endpoint = await endpointState(store, webhookId);
   if (endpoint.status === 'none' || endpoint.status === 'deleted') throw new DomainError('not_found', 'webhook endpoint not found');
   if (endpoint.accountId !== accountId) throw new DomainError('forbidden', 'this webhook endpoint belongs to another account');
   if (endpoint.status === 'disabled') throw new DomainError('webhook_disabled', 'this webhook endpoint is disabled and cannot receive deliveries');
-  const result = await handleCommand(
-    store,
-    webhookDeliveryStream(deliveryId),
-    webhookDeliveryDecider,
-    { type: 'RequestRedelivery', account_id: accountId, webhook_id: webhookId, now: now() },
-    context,
-  );
-  return { position: result.position };
+  const stream = webhookDeliveryStream(deliveryId);
+  for (let attempt = 1; ; attempt++) {
+    const folded = await stateOf(store, stream, webhookDeliveryDecider);
+    let logged: { status: WebhookDeliveryStatus; webhook_id: string; account_id: string } | null | undefined;
+    if (readStore) {
+      const head = await store.headPosition();
+      if (!(await readStore.waitForCheckpoints(['webhook_deliveries'], head, DELIVERY_LOG_WAIT_MS))) {
+        throw new DomainError('consistency_timeout', 'the delivery log is catching up; try again', { retryAfterSeconds: 1 });
+      }
+      const doc = await readStore.collection<WebhookDeliveryDoc>(Collections.webhookDeliveries).get(deliveryId);
+      logged = doc ? { status: doc.status, webhook_id: doc.webhook_id, account_id: doc.account_id } : null;
+    }
+    try {
+      const result = await handleCommand(
+        store,
+        stream,
+        webhookDeliveryDecider,
+        { type: 'RequestRedelivery', delivery_id: deliveryId, account_id: accountId, webhook_id: webhookId, now: now(), ...(logged === undefined ? {} : { logged }) },
+        context,
+        { known: folded, retries: 0 },
+      );
+      return { position: result.position };
+    } catch (error) {
+      if (!(isDomainError(error) && error.code === 'conflict') || attempt >= 5) throw error;
+    }
+  }
 };

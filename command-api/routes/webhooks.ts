@@ -107,13 +107,13 @@ export const webhookCommandRoutes =
           tags: ['webhooks'],
           summary: 'Deliver a finished delivery again (a new round of up to three attempts)',
           params: WebhookDeliveryParams,
-          response: { 202: RedeliveryAccepted, ...errors(404, 409) },
+          response: { 202: RedeliveryAccepted, ...errors(404, 409, 503) },
         },
         config: feature,
       },
       async (request, reply) => {
         const account = accountOf(request);
-        const result = await redeliverWebhook(deps.eventStore, request.params.id, request.params.deliveryId, account.id, contextOf(request));
+        const result = await redeliverWebhook(deps.eventStore, request.params.id, request.params.deliveryId, account.id, contextOf(request), deps.readStore);
         await recordWrite(deps, account.id, result.position, 'webhooks');
         return reply.code(202).send({ message: 'SUCCESS' as const, id: request.params.deliveryId, status: 'pending' as const });
       },

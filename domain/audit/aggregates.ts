@@ -7,10 +7,10 @@ import { voteEvents } from '../votes/vote.ts';
 import { favouriteClaimDecider, favouriteDecider } from '../favourites/decide.ts';
 import { favouriteEvents } from '../favourites/favourite.ts';
 import { favouriteClaimEvents } from '../favourites/claim.ts';
-import { webhookDeliveryDecider, webhookEndpointDecider, webhookRegistryDecider } from '../webhooks/decide.ts';
+import { webhookAttemptsDecider, webhookDeliveryDecider, webhookEndpointDecider, webhookRegistryDecider } from '../webhooks/decide.ts';
 import { webhookEndpointEvents } from '../webhooks/endpoint.ts';
 import { webhookRegistryEvents } from '../webhooks/registry.ts';
-import { webhookDeliveryEvents } from '../webhooks/delivery.ts';
+import { webhookAttemptsEvents, webhookDeliveryEvents } from '../webhooks/delivery.ts';
 import { referenceDecider } from '../reference-data/decide.ts';
 import { referenceImportDecider, referenceImportEvents } from '../reference-data/import.ts';
 import { REFERENCE_KIND_LIST, referenceEvents } from '../reference-data/record.ts';
@@ -45,6 +45,7 @@ export const AGGREGATE_FOLDS: Readonly<Record<string, Fold>> = {
   webhook: fold(webhookEndpointDecider, webhookEndpointEvents),
   webhookregistry: fold(webhookRegistryDecider, webhookRegistryEvents),
   webhookdelivery: fold(webhookDeliveryDecider, webhookDeliveryEvents),
+  webhookattempts: fold(webhookAttemptsDecider, webhookAttemptsEvents),
   referencedata: fold(referenceImportDecider, referenceImportEvents),
   image: fold(imageDecider, imageEvents),
   quota: fold(quotaDecider, quotaEvents),

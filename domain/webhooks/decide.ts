@@ -8,8 +8,12 @@ import {
 } from './endpoint.ts';
 import { evolveWebhookRegistry, initialWebhookRegistryState, type WebhookRegistryEvent, type WebhookRegistryState } from './registry.ts';
 import {
+  evolveWebhookAttempts,
   evolveWebhookDelivery,
   initialWebhookDeliveryState,
+  type AttemptEntry,
+  type WebhookAttemptsRecorded,
+  type WebhookAttemptsState,
   type DeliveryOpening,
   type WebhookDeliveryEvent,
   type WebhookDeliveryState,
@@ -179,7 +183,20 @@ export type WebhookDeliveryCommand =
       opening?: DeliveryOpening;
     }
   | { type: 'AbandonDelivery'; reason: string; now: string }
-  | { type: 'RequestRedelivery'; account_id: string; webhook_id: string; now: string };
+  | {
+      type: 'RequestRedelivery';
+      delivery_id: string;
+      account_id: string;
+      webhook_id: string;
+      now: string;
+      /**
+       * The delivery as its log shows it (the deliveries read model once it has reached the head of
+       * the event log, read after the stream): attempts are recorded in attempt records, not on the
+       * delivery's stream, so the stream alone does not know whether a delivery is finished. null:
+       * the log has no such delivery. Absent: the stream alone decides.
+       */
+      logged?: { status: WebhookDeliveryState['status']; webhook_id: string; account_id: string } | null;
+    };
 
 export const decideWebhookDelivery = (command: WebhookDeliveryCommand, state: WebhookDeliveryState): WebhookDeliveryEvent[] => {
   switch (command.type) {
@@ -229,13 +246,22 @@ export const decideWebhookDelivery = (command: WebhookDeliveryCommand, state: We
         },
       ];
     case 'RequestRedelivery': {
-      if (state.status === 'none' || state.webhookId !== command.webhook_id) throw new DomainError('not_found', 'delivery not found');
-      if (state.accountId !== command.account_id) throw new DomainError('forbidden', 'this delivery belongs to another account');
-      if (state.status === 'pending') throw new DomainError('delivery_pending', 'this delivery is still being attempted');
+      // The log, read after the stream (so it has seen at least what the stream held), decides when given.
+      const { logged } = command;
+      const known =
+        logged !== undefined
+          ? logged && { status: logged.status, webhookId: logged.webhook_id, accountId: logged.account_id }
+          : state.status === 'none'
+            ? null
+            : { status: state.status, webhookId: state.webhookId, accountId: state.accountId };
+      if (!known || known.status === 'none' || known.webhookId !== command.webhook_id) throw new DomainError('not_found', 'delivery not found');
+      if (known.accountId !== command.account_id) throw new DomainError('forbidden', 'this delivery belongs to another account');
+      if (known.status === 'pending') throw new DomainError('delivery_pending', 'this delivery is still being attempted');
+      const deliveryId = state.status === 'none' ? command.delivery_id : state.deliveryId;
       return [
         {
           type: 'WebhookRedeliveryRequested',
-          data: { delivery_id: state.deliveryId, webhook_id: state.webhookId, account_id: state.accountId, requested_at: command.now },
+          data: { delivery_id: deliveryId, webhook_id: known.webhookId, account_id: known.accountId, requested_at: command.now },
         },
       ];
     }
@@ -246,4 +272,22 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryState, WebhookDelive
   decide: decideWebhookDelivery,
   evolve: evolveWebhookDelivery,
   initialState: initialWebhookDeliveryState,
+};
+
+// ── attempt records ─────────────────────────────────────────────────────────────────────────
+
+/** The dispatcher records attempts it made to one endpoint (each decided by RecordAttempt on its delivery's state). */
+export type WebhookAttemptsCommand = { type: 'RecordAttempts'; webhook_id: string; account_id: string; attempts: AttemptEntry[] };
+
+export const decideWebhookAttempts = (command: WebhookAttemptsCommand, state: WebhookAttemptsState): WebhookAttemptsRecorded[] => {
+  if (state.webhookId !== null) throw new DomainError('conflict', 'an attempt record is written once');
+  if (command.attempts.length === 0) return [];
+  if (command.attempts.some((entry) => entry.webhook_id !== command.webhook_id)) throw new DomainError('validation_failed', 'an attempt record holds one endpoint\'s attempts');
+  return [{ type: 'WebhookAttemptsRecorded', data: { webhook_id: command.webhook_id, account_id: command.account_id, attempts: command.attempts } }];
+};
+
+export const webhookAttemptsDecider: Decider<WebhookAttemptsState, WebhookAttemptsCommand, WebhookAttemptsRecorded> = {
+  decide: decideWebhookAttempts,
+  evolve: evolveWebhookAttempts,
+  initialState: () => ({ webhookId: null, attempts: [] }),
 };

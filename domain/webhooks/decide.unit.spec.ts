@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { deciderSpec } from '../../test/decider-spec.ts';
-import { webhookDeliveryDecider, webhookEndpointDecider, webhookRegistryDecider } from './decide.ts';
+import { webhookAttemptsDecider, webhookDeliveryDecider, webhookEndpointDecider, webhookRegistryDecider } from './decide.ts';
 import type { WebhookAttemptFailed, WebhookEndpointEvent, WebhookEndpointRegistered } from './endpoint.ts';
 import type { WebhookRegistryEvent } from './registry.ts';
-import type { WebhookDeliveryAttempted, WebhookDeliveryEvent, WebhookDeliveryScheduled } from './delivery.ts';
+import { evolveWithAttempt, type AttemptEntry, type WebhookDeliveryAttempted, type WebhookDeliveryEvent, type WebhookDeliveryScheduled } from './delivery.ts';
 import { STALE_SLOT_MS } from './policy.ts';
 
 const now = '2026-01-01T00:00:00.000Z';
@@ -152,7 +152,7 @@ describe('webhook delivery decider', () => {
   });
   it('redelivers a finished delivery with a new round of attempts', () => {
     const finished: WebhookDeliveryEvent[] = [scheduled, attempted(1, 'retrying', at(1100)), attempted(2, 'retrying', at(2100)), attempted(3, 'failed', null)];
-    const redeliver = { type: 'RequestRedelivery' as const, account_id: 'acc', webhook_id: 'w1', now };
+    const redeliver = { type: 'RequestRedelivery' as const, delivery_id: 'd', account_id: 'acc', webhook_id: 'w1', now };
     const requested: WebhookDeliveryEvent = { type: 'WebhookRedeliveryRequested', data: { delivery_id: 'd', webhook_id: 'w1', account_id: 'acc', requested_at: now } };
     spec.given(finished).when(redeliver).then([requested]);
     spec.given([...finished, requested]).when(attempt(4, false)).then([attempted(4, 'retrying', at(1100))]);
@@ -178,8 +178,54 @@ describe('webhook delivery decider', () => {
     const state = [opened('retrying', at(1100))].reduce(webhookDeliveryDecider.evolve, webhookDeliveryDecider.initialState());
     expect(state).toMatchObject({ status: 'pending', deliveryId: 'd', webhookId: 'w1', eventType: 'vote.created', payload: { id: 1 }, attempts: 1, roundAttempts: 1, nextAttemptAt: at(1100) });
   });
+  it('decides a redelivery on the delivery log when given it (attempts live in attempt records, not on the stream)', () => {
+    const redeliver = { type: 'RequestRedelivery' as const, delivery_id: 'd', account_id: 'acc', webhook_id: 'w1', now };
+    const requested: WebhookDeliveryEvent = { type: 'WebhookRedeliveryRequested', data: { delivery_id: 'd', webhook_id: 'w1', account_id: 'acc', requested_at: now } };
+    const logged = (status: 'pending' | 'succeeded' | 'failed') => ({ status, webhook_id: 'w1', account_id: 'acc' });
+    // No stream at all (its one attempt is in an attempt record): the log says it succeeded.
+    spec.given([]).when({ ...redeliver, logged: logged('succeeded') }).then([requested]);
+    spec.given([]).when({ ...redeliver, logged: logged('pending') }).thenThrows('delivery_pending');
+    spec.given([]).when({ ...redeliver, logged: null }).thenThrows('not_found');
+    spec.given([]).when({ ...redeliver, logged: logged('failed'), account_id: 'x' }).thenThrows('forbidden');
+    spec.given([]).when({ ...redeliver, logged: logged('failed'), webhook_id: 'other' }).thenThrows('not_found');
+    // The log, read after the stream, has seen the stream's events too: it decides.
+    spec.given([scheduled]).when({ ...redeliver, logged: logged('succeeded') }).then([requested]);
+  });
+  it('reads an attempt entry as the WebhookDeliveryAttempted it stands for', () => {
+    const entry: AttemptEntry = { ...attempted(1, 'retrying', at(1100)).data, opened: scheduled.data, signature: { t: 1, secret_id: 'abc' } };
+    const fromEntry = evolveWithAttempt(webhookDeliveryDecider.initialState(), entry);
+    const fromEvent = webhookDeliveryDecider.evolve(webhookDeliveryDecider.initialState(), { ...attempted(1, 'retrying', at(1100)), data: { ...attempted(1, 'retrying', at(1100)).data, opened: scheduled.data } });
+    expect(fromEntry).toEqual(fromEvent);
+    expect(fromEntry).toMatchObject({ status: 'pending', attempts: 1, roundAttempts: 1, nextAttemptAt: at(1100) });
+  });
   it('abandons a pending delivery only', () => {
     expect(webhookDeliveryDecider.decide({ type: 'AbandonDelivery', reason: 'endpoint disabled', now }, webhookDeliveryDecider.evolve(webhookDeliveryDecider.initialState(), scheduled))).toHaveLength(1);
     spec.given([scheduled, attempted(1, 'succeeded', null)]).when({ type: 'AbandonDelivery', reason: 'x', now }).thenNothing();
+  });
+});
+
+describe('webhook attempt records', () => {
+  const spec = deciderSpec(webhookAttemptsDecider);
+  const entry = (deliveryId: string, webhookId = 'w1'): AttemptEntry => ({
+    delivery_id: deliveryId,
+    webhook_id: webhookId,
+    account_id: 'acc',
+    attempt: 1,
+    started_at: now,
+    duration_ms: 3,
+    status_code: 204,
+    error: null,
+    outcome: 'succeeded',
+    next_attempt_at: null,
+    signature: { t: 1_700_000_000, secret_id: '0123456789abcdef' },
+  });
+  it('records the attempts to one endpoint in one event, once', () => {
+    const attempts = [entry('d1'), entry('d2')];
+    const recorded = { type: 'WebhookAttemptsRecorded' as const, data: { webhook_id: 'w1', account_id: 'acc', attempts } };
+    spec.given([]).when({ type: 'RecordAttempts', webhook_id: 'w1', account_id: 'acc', attempts }).then([recorded]);
+    spec.given([recorded]).when({ type: 'RecordAttempts', webhook_id: 'w1', account_id: 'acc', attempts }).thenThrows('conflict');
+    spec.given([]).when({ type: 'RecordAttempts', webhook_id: 'w1', account_id: 'acc', attempts: [entry('d3', 'w2')] }).thenThrows('validation_failed');
+    spec.given([]).when({ type: 'RecordAttempts', webhook_id: 'w1', account_id: 'acc', attempts: [] }).thenNothing();
+    expect([recorded].reduce(webhookAttemptsDecider.evolve, webhookAttemptsDecider.initialState()).attempts).toEqual(attempts);
   });
 });

@@ -52,6 +52,41 @@ export type WebhookRedeliveryRequested = Event<
   { delivery_id: string; webhook_id: string; account_id: string; requested_at: string }
 >;
 
+/**
+ * How an attempt was signed, for auditors: the `t` of its `X-Webhook-Signature` and which secret
+ * signed it (a fingerprint of the endpoint's stored, encrypted secret: it changes on rotation and
+ * reveals nothing of the secret). null: sent unsigned (a legacy endpoint) or not sent.
+ */
+export type AttemptSignature = { t: number; secret_id: string };
+
+/** One attempt of one delivery, as an attempt record carries it: what WebhookDeliveryAttempted says, and its signature. */
+export type AttemptEntry = WebhookDeliveryAttempted['data'] & { signature: AttemptSignature | null };
+
+/**
+ * Attempt records: the dispatcher records the attempts it made to one endpoint in one event
+ * (`webhookattempts-<id>`, a stream per record), an entry per attempt with its delivery, number,
+ * outcome, timing and signature — the first attempt of a delivery also carries what the delivery
+ * is (`opened`). Nothing is appended to the delivery's own stream for an attempt; that stream keeps
+ * what happens to a delivery besides its attempts (parked, abandoned, redelivery asked for) and, in
+ * streams written before attempt records, WebhookDeliveryAttempted events (still read the same).
+ */
+export const webhookAttemptsStream = (recordId: string): string => `webhookattempts-${recordId}`;
+
+export type WebhookAttemptsRecorded = Event<'WebhookAttemptsRecorded', { webhook_id: string; account_id: string; attempts: AttemptEntry[] }>;
+
+/** An attempt record folded (auditors): the attempts it holds. */
+export type WebhookAttemptsState = { webhookId: string | null; attempts: AttemptEntry[] };
+
+/** The events of `webhookattempts-…` streams (attempt records), told apart where they are read back. */
+export const webhookAttemptsEvents = streamEvents<WebhookAttemptsRecorded>('webhookattempts', { WebhookAttemptsRecorded: true });
+
+export const evolveWebhookAttempts = (state: WebhookAttemptsState, event: WebhookAttemptsRecorded): WebhookAttemptsState =>
+  event.type === 'WebhookAttemptsRecorded' ? { webhookId: event.data.webhook_id, attempts: [...state.attempts, ...event.data.attempts] } : state;
+
+/** A delivery's state after one of its attempts: the entry read as the WebhookDeliveryAttempted it stands for. */
+export const evolveWithAttempt = (state: WebhookDeliveryState, entry: AttemptEntry): WebhookDeliveryState =>
+  evolveWebhookDelivery(state, { type: 'WebhookDeliveryAttempted', data: entry });
+
 export type WebhookDeliveryEvent =
   | WebhookDeliveryScheduled
   | WebhookDeliveryAttempted
@@ -92,6 +127,7 @@ export const DISPATCHER_BOOKKEEPING_EVENTS: ReadonlySet<string> = new Set([
   'WebhookDeliveryAbandoned',
   'WebhookAttemptFailed',
   'WebhookFailuresReset',
+  'WebhookAttemptsRecorded',
 ]);
 
 const opened = (data: DeliveryOpening): WebhookDeliveryState => ({
