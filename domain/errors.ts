@@ -50,6 +50,8 @@ export const ErrorCodes = {
   not_ready: 503,
   media_busy: 503,
   consistency_timeout: 503,
+  store_unavailable: 503,
+  storage_full: 503,
   request_timeout: 408,
   malformed_request: 400,
   headers_too_large: 431,
