@@ -41,34 +41,66 @@ export const startProjections = async (
   }
   if (list.length === 0) return { stop: async () => undefined };
   const from = [...checkpoints.values()].reduce((lowest, position) => (position < lowest ? position : lowest));
+  /**
+   * After a failed batch (the read store out of reach, most often), the checkpoints the store holds
+   * are read again before the next one: a store that lost writes it had acknowledged (a server
+   * killed before its last writes reached the disk, a restore from a backup) holds an older
+   * checkpoint than this process stored, and the events since are applied again from there —
+   * otherwise the subscription, which goes on from where this process got to, would never bring
+   * them back. The position guards make the documents that survived ignore the replay.
+   */
+  let storeFailed = false;
+  const resumeFromStoredCheckpoints = async () => {
+    for (const projection of list) {
+      const known = checkpoints.get(projection.name) ?? 0n;
+      const stored = (await readStore.getCheckpoint(projection.name)) ?? 0n;
+      if (stored >= known) continue;
+      logger.warn(
+        { projection: projection.name, stored: stored.toString(), known: known.toString() },
+        'the read store holds an older checkpoint than was stored (writes it acknowledged are gone); applying the events since again',
+      );
+      await projectToHead(eventStore, readStore, projection, { after: stored, until: known });
+      await readStore.setCheckpoint(projection.name, known);
+    }
+  };
+  const handleBatch = async (events: Parameters<Projection['apply']>[0][], lastPosition: bigint) => {
+    const applied: Projection[] = [];
+    let failure: unknown;
+    const work = unitOfWork(readStore);
+    for (const projection of list) {
+      const checkpoint = checkpoints.get(projection.name) ?? 0n;
+      if (lastPosition <= checkpoint) continue;
+      try {
+        await applyBatch(
+          projection,
+          work.store,
+          events.filter((event) => event.position > checkpoint && handles(projection, event.streamName)),
+        );
+        applied.push(projection);
+      } catch (error) {
+        logger.error({ err: error, projection: projection.name }, 'projection failed; retrying the batch');
+        failure = error;
+        break;
+      }
+    }
+    await work.flush();
+    // Checkpoints after the writes, stored together (both stores write them in one go).
+    await Promise.all(applied.map((projection) => readStore.setCheckpoint(projection.name, lastPosition)));
+    for (const projection of applied) checkpoints.set(projection.name, lastPosition);
+    if (failure !== undefined) throw failure;
+  };
   const subscription: Subscription = eventStore.subscribe({
     after: from,
     filter: { streamPrefixes: [...new Set(list.flatMap((projection) => projection.streamPrefixes))] },
     onEvents: async (events, lastPosition) => {
-      const applied: Projection[] = [];
-      let failure: unknown;
-      const work = unitOfWork(readStore);
-      for (const projection of list) {
-        const checkpoint = checkpoints.get(projection.name) ?? 0n;
-        if (lastPosition <= checkpoint) continue;
-        try {
-          await applyBatch(
-            projection,
-            work.store,
-            events.filter((event) => event.position > checkpoint && handles(projection, event.streamName)),
-          );
-          applied.push(projection);
-        } catch (error) {
-          logger.error({ err: error, projection: projection.name }, 'projection failed; retrying the batch');
-          failure = error;
-          break;
-        }
+      try {
+        if (storeFailed) await resumeFromStoredCheckpoints();
+        storeFailed = false;
+        await handleBatch(events, lastPosition);
+      } catch (error) {
+        storeFailed = true;
+        throw error;
       }
-      await work.flush();
-      // Checkpoints after the writes, stored together (both stores write them in one go).
-      await Promise.all(applied.map((projection) => readStore.setCheckpoint(projection.name, lastPosition)));
-      for (const projection of applied) checkpoints.set(projection.name, lastPosition);
-      if (failure !== undefined) throw failure;
     },
   });
   return { stop: () => subscription.stop() };
