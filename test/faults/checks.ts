@@ -73,7 +73,7 @@ const verifyByCli = async (env: Record<string, string>): Promise<{ identical: bo
     return { identical: stdout.includes('verify passed'), detail: stdout.split('\n').filter((line) => line.includes('verify')).join(' ') };
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; message: string };
-    const lines = `${failed.stdout ?? ''}\n${failed.stderr ?? ''}`.split('\n').filter((line) => /differ|FAILED|Error/.test(line));
+    const lines = `${failed.stdout ?? ''}\n${failed.stderr ?? ''}`.split('\n').filter((line) => /differ|e\.g\.|FAILED|Error/.test(line));
     return { identical: false, detail: lines.slice(0, 20).join('\n') || failed.message };
   }
 };

@@ -95,13 +95,15 @@ const expectClean = (verdict: Verdict, dispatcherKills: number) => {
 };
 
 describe('faults on the production topology (Kafka + Mongo-wire, every process separate)', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'faults-'));
+  // The topology's DATA_DIR (the shared event store file): kept after the run for a look at what failed.
+  const dataDir = join(FAULTS_HOME, 'data');
   let topology: Topology;
   let receiver: Receiver;
   let replayEnv: Record<string, string> = {};
 
   beforeAll(async () => {
-    mkdirSync(FAULTS_HOME, { recursive: true });
+    rmSync(dataDir, { recursive: true, force: true });
+    mkdirSync(dataDir, { recursive: true });
     // Fresh servers of the suite's own on every run (their data and logs under .dev-servers/faults).
     await serverScript('kafka', 'reset');
     await serverScript('mongo-java-server', 'reset');
@@ -119,7 +121,6 @@ describe('faults on the production topology (Kafka + Mongo-wire, every process s
     await receiver?.close();
     await serverScript('kafka', 'stop').catch(() => undefined);
     await serverScript('mongo-java-server', 'stop').catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
     const printed = table();
     console.log(`\nfault suite\n${printed}\n`);
     recordFigures('faults', printed);
