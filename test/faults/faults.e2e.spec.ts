@@ -321,6 +321,7 @@ describe.skipIf(noMount !== null)('disk full on the embedded runtime', () => {
     const verdict = await verdictAfter({ dataDir: mountPoint, baseUrl: service.url, replay: { url: service.url }, load, receiver, settleMs: SETTLE_MS });
     const full = load.between(from, fullUntil);
     rows.push(row('disk full (embedded runtime)', `1 (${diskMb} MiB DATA_DIR full for ${s(DISK_FULL_MS)})`, load, verdict, recoverMs));
+    expect(service.child.exitCode, `the service exited:\n${service.output().slice(-4000)}`).toBeNull();
     const refused = failures(full.filter((o) => o.kind === 'write'));
     recordFigures(
       'faults-disk-full',
