@@ -9,6 +9,10 @@ import type { BlobStore } from '../infrastructure/blobs/port.ts';
 import type { Adapters } from '../infrastructure/adapters.ts';
 import type { Config } from '../infrastructure/config.ts';
 import { imageSettingsOf } from '../http/image-settings.ts';
+import { unavailableError } from '../http/unavailable.ts';
+import { retryLater } from '../infrastructure/consistency/retry-later.ts';
+import { createLogger } from '../infrastructure/logger.ts';
+import type { Logger } from 'pino';
 
 /** What the image upload routes need: where bytes go, the default monthly quota, how long upload-sync waits. */
 export type ImageCommandSettings = {
@@ -43,6 +47,8 @@ export type CommandApiDeps = {
    * authentication answers unknown keys from the key read model alone (http/auth-cache.ts).
    */
   readStore?: ReadStore;
+  /** Where a write position that could not be recorded (MongoDB out of reach) is reported. */
+  logger?: Logger;
 };
 
 /** The command routes' dependencies as every process that serves them takes them from its configuration and adapters. */
@@ -54,6 +60,7 @@ export const commandApiDepsOf = (config: Config, adapters: Adapters, eventStore:
   blobs: adapters.blobs,
   uploadTempDir: join(config.dataDir, 'uploads-tmp'),
   readStore: adapters.readStore,
+  logger: createLogger('command-api', config.logLevel),
 });
 
 /** How long a key-issuing operation waits for the accounts projection before answering anyway. */
@@ -61,7 +68,29 @@ const KEY_VISIBLE_WAIT_MS = 5_000;
 
 /** Waits (bounded) until the accounts projection has passed `position` (a key just issued). */
 export const untilKeyUsable = async (deps: CommandApiDeps, position: bigint | null): Promise<void> => {
-  if (position !== null && deps.readStore) await deps.readStore.waitForCheckpoints(['accounts'], position, KEY_VISIBLE_WAIT_MS);
+  if (position === null || !deps.readStore) return;
+  try {
+    await deps.readStore.waitForCheckpoints(['accounts'], position, KEY_VISIBLE_WAIT_MS);
+  } catch (error) {
+    // The key is issued (the event is stored); the read side being out of reach only delays its first use.
+    if (!unavailableError(error)) throw error;
+  }
+};
+
+/**
+ * A write position recorded after the write itself is stored: if the shared positions (MongoDB)
+ * are out of reach, the write is still acknowledged — answering an error for a write that was
+ * applied would invite a client to apply it twice — and the record is tried again in the
+ * background until the store is back, when read-your-writes holds again for the account.
+ */
+const recordAfterWrite = async (deps: CommandApiDeps, what: string, record: () => Promise<void>): Promise<void> => {
+  try {
+    await record();
+  } catch (error) {
+    if (!unavailableError(error)) throw error;
+    deps.logger?.warn({ err: error, what }, 'write position not recorded (store out of reach); the write stands, retrying in the background');
+    retryLater(record, { onGiveUp: (last) => deps.logger?.error({ err: last, what }, 'write position still not recorded; giving up') });
+  }
 };
 
 /** The metadata context of a request: account, request id, and the key (or admin) acting. */
@@ -76,7 +105,7 @@ export const contextOf = (request: FastifyRequest): CommandContext => ({
  * it changed (contracts/write-kinds.ts): a read that depends on other kinds only does not wait for it.
  */
 export const recordWrite = async (deps: CommandApiDeps, accountId: string | null, position: bigint | null, kind: WriteKind): Promise<void> => {
-  if (accountId && position !== null) await deps.writePositions.record(accountId, position, kind);
+  if (accountId && position !== null) await recordAfterWrite(deps, `write ${kind}`, () => deps.writePositions.record(accountId, position, kind));
 };
 
 /**
@@ -85,5 +114,5 @@ export const recordWrite = async (deps: CommandApiDeps, accountId: string | null
  * in every process sharing the write positions. It counts as a write too.
  */
 export const recordAccountChange = async (deps: CommandApiDeps, accountId: string, position: bigint | null): Promise<void> => {
-  if (position !== null) await deps.writePositions.recordAccountChange(accountId, position);
+  if (position !== null) await recordAfterWrite(deps, 'account change', () => deps.writePositions.recordAccountChange(accountId, position));
 };

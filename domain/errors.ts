@@ -50,6 +50,11 @@ export const ErrorCodes = {
   not_ready: 503,
   media_busy: 503,
   consistency_timeout: 503,
+  store_unavailable: 503,
+  storage_full: 503,
+  upstream_unavailable: 503,
+  upstream_failed: 502,
+  upstream_timeout: 504,
   request_timeout: 408,
   malformed_request: 400,
   headers_too_large: 431,
@@ -71,7 +76,9 @@ export const StatusNames: Record<number, string> = {
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 export class DomainError extends Error {

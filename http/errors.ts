@@ -3,6 +3,7 @@ import { DomainError, ErrorCodes, StatusNames, type ErrorCode } from '../domain/
 import type { ErrorEnvelope } from '../contracts/common.ts';
 import { describeValidationErrors } from './validation.ts';
 import { isWrongExpectedRevision } from '../infrastructure/event-store/port.ts';
+import { unavailableError } from './unavailable.ts';
 
 /** Turns anything thrown into the spec's envelope; one place for every route. */
 export const envelope = (
@@ -75,6 +76,12 @@ export const registerErrorHandling = (app: FastifyInstance, allowedMethods?: (ur
       return reply.code(400).send(envelope(request, 400, `body is not valid JSON: ${error.message}`, 'invalid_json'));
     }
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+    // A database out of reach or a full disk: 503 with Retry-After, the client's cue to try again.
+    const unavailable = status === 500 ? unavailableError(error) : undefined;
+    if (unavailable) {
+      request.log.warn({ err: error, code: unavailable.code }, 'storage unavailable');
+      return sendError(reply, unavailable);
+    }
     if (status >= 500) {
       request.log.error({ err: error }, 'unhandled error');
       return reply.code(status).send(envelope(request, status, 'internal server error', 'internal_error'));

@@ -67,6 +67,58 @@ describe('projection runner', () => {
     await eventStore.close();
   });
 
+  it('after a failed batch, applies again what a read store that lost acknowledged writes no longer has', async () => {
+    const eventStore = sqliteEventStore(':memory:', { pollIntervalMs: 20 });
+    const readStore = embeddedReadStore();
+    let failNextWrite = false;
+    const unreachable = () => Object.assign(new Error('connect ECONNREFUSED'), { name: 'MongoServerSelectionError' });
+    // The read store as the runner sees it: the next batch's writes fail once, as while the server is down.
+    const flaky = new Proxy(readStore, {
+      get(target, property) {
+        if (property === 'collection') {
+          return (name: string) => {
+            const collection = target.collection(name);
+            return new Proxy(collection, {
+              get(inner, method) {
+                const value = Reflect.get(inner, method);
+                if (method !== 'bulkWrite') return typeof value === 'function' ? value.bind(inner) : value;
+                return async (...args: unknown[]) => {
+                  if (failNextWrite) {
+                    failNextWrite = false;
+                    throw unreachable();
+                  }
+                  return value.apply(inner, args);
+                };
+              },
+            });
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    await eventStore.append('tally-1', Array.from({ length: 6 }, (_, i) => event(i + 1)));
+    const running = await startProjections(eventStore, flaky, [tallyProjection], pino({ level: 'silent' }));
+    try {
+      expect(await readStore.waitForCheckpoints(['tally'], await eventStore.headPosition(), 5000)).toBe(true);
+      // The server comes back without what it had acknowledged (its last writes never reached its
+      // disk): documents and checkpoint gone. The next batch's writes fail once, while it is down.
+      await readStore.drop(['tallies'], ['tally']);
+      failNextWrite = true;
+      await eventStore.append('tally-1', [event(7), event(8)]);
+      expect(await readStore.waitForCheckpoints(['tally'], await eventStore.headPosition(), 5000)).toBe(true);
+    } finally {
+      await running.stop();
+    }
+    expect(failNextWrite).toBe(false);
+    const replay = embeddedReadStore();
+    await projectToHead(eventStore, replay, tallyProjection);
+    const live = await readStore.collection<Tally>('tallies').find({}, { sort: { _id: 1 } });
+    expect(live).toEqual(await replay.collection<Tally>('tallies').find({}, { sort: { _id: 1 } }));
+    expect(await readStore.collection<Tally>('tallies').get('total')).toEqual({ _id: 'total', count: 8, last: '8' });
+    await eventStore.close();
+  });
+
   it('rebuilds to the head batch by batch, reading back earlier writes of the batch', async () => {
     const eventStore = sqliteEventStore(':memory:', { pollIntervalMs: 20 });
     const readStore = embeddedReadStore();

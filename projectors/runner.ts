@@ -45,44 +45,80 @@ export const startProjections = async (
   const from = [...checkpoints.values()].reduce((lowest, position) => (position < lowest ? position : lowest));
   /** The last batch's checkpoint write, under way while the next batch is applied. */
   let storing: Promise<void> = Promise.resolve();
+  /**
+   * After a failed batch (the read store out of reach, most often), the checkpoints the store holds
+   * are read again before the next one: a store that lost writes it had acknowledged (a server
+   * killed before its last writes reached the disk, a restore from a backup) holds an older
+   * checkpoint than this process stored, and the events since are applied again from there —
+   * otherwise the subscription, which goes on from where this process got to, would never bring
+   * them back. The position guards make the documents that survived ignore the replay.
+   */
+  let storeFailed = false;
+  const resumeFromStoredCheckpoints = async () => {
+    await storing;
+    for (const projection of list) {
+      const known = checkpoints.get(projection.name) ?? 0n;
+      const stored = (await readStore.getCheckpoint(projection.name)) ?? 0n;
+      if (stored >= known) continue;
+      logger.warn(
+        { projection: projection.name, stored: stored.toString(), known: known.toString() },
+        'the read store holds an older checkpoint than was stored (writes it acknowledged are gone); applying the events since again',
+      );
+      await projectToHead(eventStore, readStore, projection, { after: stored, until: known });
+      await readStore.setCheckpoint(projection.name, known);
+    }
+  };
+  const handleBatch = async (events: Parameters<Projection['apply']>[0][], lastPosition: bigint) => {
+    const applied: Projection[] = [];
+    let failure: unknown;
+    const work = unitOfWork(readStore);
+    for (const projection of list) {
+      const checkpoint = checkpoints.get(projection.name) ?? 0n;
+      if (lastPosition <= checkpoint) continue;
+      try {
+        await applyBatch(
+          projection,
+          work.store,
+          events.filter((event) => event.position > checkpoint && handles(projection, event.streamName)),
+        );
+        applied.push(projection);
+      } catch (error) {
+        logger.error({ err: error, projection: projection.name }, 'projection failed; retrying the batch');
+        failure = error;
+        break;
+      }
+    }
+    await work.flush();
+    // Checkpoints after the writes, stored together (both stores write them in one go). The next
+    // batch need not wait for them: its writes come after these ones anyway, and its checkpoints
+    // after its writes. A checkpoint write that fails only leaves the stored one lower (a crash
+    // replays more; the position guards ignore it); the next batch reads the stored ones again.
+    const stored = Promise.all(applied.map((projection) => readStore.setCheckpoint(projection.name, lastPosition)));
+    for (const projection of applied) checkpoints.set(projection.name, lastPosition);
+    if (failure !== undefined) {
+      await stored.catch(() => undefined);
+      throw failure;
+    }
+    storing = stored.then(
+      () => undefined,
+      (error: unknown) => {
+        storeFailed = true;
+        logger.error({ err: error }, 'projection checkpoints not stored; the next batch reads the stored ones again');
+      },
+    );
+  };
   const subscription: Subscription = eventStore.subscribe({
     after: from,
     filter: { streamPrefixes: [...new Set(list.flatMap((projection) => projection.streamPrefixes))] },
     onEvents: async (events, lastPosition) => {
-      const applied: Projection[] = [];
-      let failure: unknown;
-      const work = unitOfWork(readStore);
-      for (const projection of list) {
-        const checkpoint = checkpoints.get(projection.name) ?? 0n;
-        if (lastPosition <= checkpoint) continue;
-        try {
-          await applyBatch(
-            projection,
-            work.store,
-            events.filter((event) => event.position > checkpoint && handles(projection, event.streamName)),
-          );
-          applied.push(projection);
-        } catch (error) {
-          logger.error({ err: error, projection: projection.name }, 'projection failed; retrying the batch');
-          failure = error;
-          break;
-        }
+      try {
+        if (storeFailed) await resumeFromStoredCheckpoints();
+        storeFailed = false;
+        await handleBatch(events, lastPosition);
+      } catch (error) {
+        storeFailed = true;
+        throw error;
       }
-      await work.flush();
-      // Checkpoints after the writes, stored together (both stores write them in one go). The next
-      // batch need not wait for them: its writes come after these ones anyway, and its checkpoints
-      // after its writes. A checkpoint write that fails only leaves the stored one lower (a crash
-      // replays more; the position guards ignore it); the next batch's moves it past.
-      const stored = Promise.all(applied.map((projection) => readStore.setCheckpoint(projection.name, lastPosition)));
-      for (const projection of applied) checkpoints.set(projection.name, lastPosition);
-      if (failure !== undefined) {
-        await stored.catch(() => undefined);
-        throw failure;
-      }
-      storing = stored.then(
-        () => undefined,
-        (error: unknown) => logger.error({ err: error }, 'projection checkpoints not stored; the next batch stores them'),
-      );
     },
   });
   return {

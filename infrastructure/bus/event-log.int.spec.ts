@@ -66,6 +66,41 @@ const collect = (into: IncomingMessage[]) => async (message: IncomingMessage) =>
 const valuesOf = (messages: IncomingMessage[]) => messages.map((message) => (fromBusMessage(message).data as { value: string }).value);
 
 describe('event-log bus', () => {
+  it('goes on when its file refuses an offset (locked, or a full disk), and stores the offset later', async () => {
+    const store = sqliteEventStore(events, { pollIntervalMs: 20 });
+    const bus = await eventLogBus(store.tail, offsets);
+    const seen: IncomingMessage[] = [];
+    const refused: unknown[] = [];
+    const consumer = await bus.consume({ group: 'g', topics: ['events.vote'], handle: collect(seen), onOffsetError: (error) => refused.push(error) });
+    // Another connection holds the file's write lock past the bus's busy timeout: its offset write fails.
+    const locker = new Database(offsets);
+    locker.exec('BEGIN IMMEDIATE');
+    try {
+      await appendAll(store, [{ streamName: 'vote-1', value: 'a' }]);
+      const deadline = Date.now() + 20_000;
+      while (refused.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(refused).not.toHaveLength(0);
+    } finally {
+      locker.exec('ROLLBACK');
+      locker.close();
+    }
+    await appendAll(store, [{ streamName: 'vote-2', value: 'b' }]);
+    const deadline = Date.now() + 10_000;
+    while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(valuesOf(seen)).toEqual(['a', 'b']);
+    await consumer.stop();
+    const stored = new Database(offsets, { readonly: true });
+    try {
+      // The offset refused while the file was locked was stored afterwards: past both events.
+      const row = stored.prepare('SELECT position FROM log_offsets WHERE grp = ?').get('g') as { position: number | bigint };
+      expect(BigInt(row.position)).toBe(await store.headPosition());
+    } finally {
+      stored.close();
+    }
+    await bus.close();
+    await store.close();
+  }, 60_000);
+
   it('keeps no copy of the events: its file holds the group offsets only', async () => {
     const store = sqliteEventStore(events, { pollIntervalMs: 20 });
     const bus = await eventLogBus(store.tail, offsets);

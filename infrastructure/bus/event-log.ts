@@ -169,11 +169,22 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
     let offset = 0n;
     let committed = 0n;
     let committedAt = Date.now();
+    /**
+     * Moves the group on; its offset is written to the file. A write the file refuses (the disk
+     * full, the file locked past the busy timeout) is reported and tried again with the next
+     * commit: the messages handled meanwhile may come again after a restart (at-least-once), but
+     * the consumer goes on — a throw here ended its loop and, unhandled, the whole process.
+     */
     const commit = (position: bigint) => {
       offset = position;
       reached.set(group, position);
       if (position === committed) return;
-      writeOffset.run(group, position);
+      try {
+        writeOffset.run(group, position);
+      } catch (error) {
+        consumeOptions.onOffsetError?.(error);
+        return;
+      }
       committed = position;
       committedAt = Date.now();
     };

@@ -35,6 +35,8 @@ export type ConsumeOptions = {
   handle?: (message: IncomingMessage) => Promise<void>;
   handleBatch?: (messages: IncomingMessage[]) => Promise<void>;
   onError?: (error: unknown, message: IncomingMessage) => void;
+  /** A consumer offset that could not be stored (tried again with the next one); the embedded bus only. */
+  onOffsetError?: (error: unknown) => void;
 };
 
 /** `stop` lets the running handler finish and commits what was finished, then leaves the group. */

@@ -442,6 +442,14 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   // The write transaction (see above). A store in memory only writes each statement at once.
   let flushTimer: NodeJS.Timeout | null = null;
   let failedFlushes = 0;
+  /**
+   * A COMMIT that SQLite refused and rolled back (the disk full, most often) took the writes and
+   * checkpoints since the last commit with it, which their writers took as done. Until the
+   * checkpoints are read again (`getCheckpoint`, what the projection runner does after a failed
+   * batch, then replays from the ones the file holds) every write is refused with this error, so no
+   * later write or checkpoint lands on top of the loss and hides it.
+   */
+  let lost: Error | null = null;
   const commit = () => {
     flushTimer = null;
     if (!db.open || !db.inTransaction) return;
@@ -451,11 +459,15 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
     } catch (error) {
       failedFlushes += 1;
       if (failedFlushes === 1) process.emitWarning(`read-models file write failed, retrying: ${String(error)}`);
-      if (!db.inTransaction) return;
+      if (!db.inTransaction) {
+        rolledBack(error);
+        return;
+      }
       flushTimer = setTimeout(commit, Math.min(5_000, FLUSH_DELAY_MS * 2 ** Math.min(failedFlushes, 7)));
     }
   };
   const beginWrite = () => {
+    if (lost) throw lost;
     if (!persisted || db.inTransaction) return;
     db.exec('BEGIN IMMEDIATE');
     flushTimer ??= setTimeout(commit, FLUSH_DELAY_MS);
@@ -523,6 +535,20 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   };
 
   const counts = countCache();
+  /** After a rolled-back commit: what this process holds in memory goes back to what the file holds. */
+  const rolledBack = (error: unknown) => {
+    lost = Object.assign(new Error(`read-models writes since the last commit were rolled back (${String(error)}); read the checkpoints again before writing`), {
+      code: (error as { code?: unknown }).code ?? 'READ_STORE_ROLLED_BACK',
+      cause: error,
+    });
+    counts.clear();
+    ready.clear();
+    readArrayFields();
+    checkpoints.clear();
+    for (const row of db.prepare('SELECT name, position FROM checkpoints').all() as { name: string; position: bigint }[]) {
+      checkpoints.set(row.name, BigInt(row.position));
+    }
+  };
   const engine: Engine = { statement, beginWrite, ensureTable, declare, kinds, noteArrays, counts };
 
   // A file written by the earlier embedded store (one `documents` table, no indexes): moved over once.
@@ -580,9 +606,11 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   return {
     collection,
     async getCheckpoint(name) {
+      lost = null; // (see rolledBack: the caller now knows where the file stands)
       return checkpoints.get(name) ?? null;
     },
     setCheckpoint(name, position) {
+      if (lost) return Promise.reject(lost);
       checkpoints.set(name, position);
       announceCheckpoints();
       beginWrite();

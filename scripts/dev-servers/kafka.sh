@@ -6,7 +6,10 @@
 #
 # Env: DEV_SERVERS_HOME (default <repo>/.dev-servers), KAFKA_PORT (19092),
 #      KAFKA_CONTROLLER_PORT (19093), KAFKA_HEAP_OPTS (-Xmx384m -Xms128m),
-#      KAFKA_START_TIMEOUT (90), KAFKA_CLUSTER_ID (fixed), KAFKA_LOG_LEVEL (WARN).
+#      KAFKA_START_TIMEOUT (90), KAFKA_CLUSTER_ID (fixed), KAFKA_LOG_LEVEL (WARN),
+#      KAFKA_INSTANCE_DIR (default $DEV_SERVERS_HOME/kafka): where this broker keeps its config,
+#      data, logs and pid file. With KAFKA_PORT/KAFKA_CONTROLLER_PORT it runs a second broker
+#      beside the default one (the fault suite does), sharing the installed jars.
 # `start` and `status` print KAFKA_BROKERS=127.0.0.1:<port> on stdout.
 set -euo pipefail
 
@@ -27,10 +30,14 @@ SRC_DIR="$DEV_SERVERS_DIR/kafka"
 KHOME="$DEV_SERVERS_HOME/kafka"
 LIB_DIR="$KHOME/lib"
 PROBE_DIR="$KHOME/probe"
-CONF_DIR="$KHOME/config"
-DATA_DIR="$KHOME/data"
-LOG_DIR="$KHOME/logs"
-PID_FILE="$KHOME/kafka.pid"
+INSTANCE_DIR="${KAFKA_INSTANCE_DIR:-$KHOME}"
+CONF_DIR="$INSTANCE_DIR/config"
+DATA_DIR="$INSTANCE_DIR/data"
+LOG_DIR="$INSTANCE_DIR/logs"
+PID_FILE="$INSTANCE_DIR/kafka.pid"
+# One lock per instance: starting or stopping another broker never waits for this one.
+LOCK_NAME=kafka
+[[ $INSTANCE_DIR == "$KHOME" ]] || LOCK_NAME="kafka-$KAFKA_PORT"
 OUT_FILE="$LOG_DIR/kafka.out"
 PID_PATTERN="kafka.Kafka"
 
@@ -189,7 +196,7 @@ do_status() { server_status "Kafka $(kafka_version)" "$PID_FILE" "$PID_PATTERN" 
 
 do_reset() {
   do_stop
-  log "removing data and logs under $KHOME (keeps installed jars)"
+  log "removing data and logs under $INSTANCE_DIR (keeps installed jars)"
   rm -rf "$DATA_DIR" "$LOG_DIR" "$CONF_DIR"
 }
 
@@ -208,12 +215,12 @@ EOF
 
 cmd="${1:-}"
 case "$cmd" in
-  install) with_lock kafka do_install ;;
-  start) with_lock kafka do_start ;;
-  stop) with_lock kafka do_stop ;;
-  restart) with_lock kafka do_stop && with_lock kafka do_start ;;
+  install) with_lock "$LOCK_NAME" do_install ;;
+  start) with_lock "$LOCK_NAME" do_start ;;
+  stop) with_lock "$LOCK_NAME" do_stop ;;
+  restart) with_lock "$LOCK_NAME" do_stop && with_lock "$LOCK_NAME" do_start ;;
   status) do_status ;;
-  reset) with_lock kafka do_reset ;;
+  reset) with_lock "$LOCK_NAME" do_reset ;;
   logs) tail -n "${LINES_TO_SHOW:-100}" "$LOG_DIR/server.log" "$OUT_FILE" ;;
   -h | --help | help) usage ;;
   *) usage; exit 2 ;;

@@ -9,7 +9,10 @@
 #
 # Env: DEV_SERVERS_HOME (default <repo>/.dev-servers), MONGO_JAVA_SERVER_PORT (27019),
 #      MONGO_JAVA_SERVER_BACKEND (h2 | memory), MONGO_JAVA_SERVER_HEAP_OPTS (-Xmx1g -Xms128m),
-#      MONGO_JAVA_SERVER_START_TIMEOUT (60).
+#      MONGO_JAVA_SERVER_START_TIMEOUT (60), MONGO_JAVA_SERVER_INSTANCE_DIR (default
+#      $DEV_SERVERS_HOME/mongo-java-server): where this server keeps its data, log and pid file.
+#      With MONGO_JAVA_SERVER_PORT it runs a second server beside the default one (the fault suite
+#      does), sharing the installed jars.
 # `start` and `status` print MONGO_URL=mongodb://127.0.0.1:<port>/ on stdout.
 set -euo pipefail
 
@@ -27,9 +30,13 @@ SRC_DIR="$DEV_SERVERS_DIR/mongo-java-server"
 MHOME="$DEV_SERVERS_HOME/mongo-java-server"
 LIB_DIR="$MHOME/lib"
 CLASSES_DIR="$MHOME/classes"
-DATA_DIR="$MHOME/data"
-LOG_DIR="$MHOME/logs"
-PID_FILE="$MHOME/server.pid"
+INSTANCE_DIR="${MONGO_JAVA_SERVER_INSTANCE_DIR:-$MHOME}"
+DATA_DIR="$INSTANCE_DIR/data"
+LOG_DIR="$INSTANCE_DIR/logs"
+PID_FILE="$INSTANCE_DIR/server.pid"
+# One lock per instance: starting or stopping another server never waits for this one.
+LOCK_NAME=mongo-java-server
+[[ $INSTANCE_DIR == "$MHOME" ]] || LOCK_NAME="mongo-java-server-$MJS_PORT"
 OUT_FILE="$LOG_DIR/server.log"
 PID_PATTERN="MongoWireServer serve"
 
@@ -118,7 +125,7 @@ do_status() { server_status "mongo-java-server $(mjs_version)" "$PID_FILE" "$PID
 
 do_reset() {
   do_stop
-  log "removing data and logs under $MHOME (keeps installed jars)"
+  log "removing data and logs under $INSTANCE_DIR (keeps installed jars)"
   rm -rf "$DATA_DIR" "$LOG_DIR"
 }
 
@@ -137,12 +144,12 @@ EOF
 
 cmd="${1:-}"
 case "$cmd" in
-  install) with_lock mongo-java-server do_install ;;
-  start) with_lock mongo-java-server do_start ;;
-  stop) with_lock mongo-java-server do_stop ;;
-  restart) with_lock mongo-java-server do_stop && with_lock mongo-java-server do_start ;;
+  install) with_lock "$LOCK_NAME" do_install ;;
+  start) with_lock "$LOCK_NAME" do_start ;;
+  stop) with_lock "$LOCK_NAME" do_stop ;;
+  restart) with_lock "$LOCK_NAME" do_stop && with_lock "$LOCK_NAME" do_start ;;
   status) do_status ;;
-  reset) with_lock mongo-java-server do_reset ;;
+  reset) with_lock "$LOCK_NAME" do_reset ;;
   logs) tail -n "${LINES_TO_SHOW:-100}" "$OUT_FILE" ;;
   -h | --help | help) usage ;;
   *) usage; exit 2 ;;

@@ -1,0 +1,59 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import Database from 'better-sqlite3';
+import { MongoClient } from 'mongodb';
+import { registerErrorHandling } from './errors.ts';
+import { STORAGE_FULL_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './unavailable.ts';
+
+/**
+ * Storage failing underneath a route, with the real errors: SQLite refusing a write because its file
+ * cannot grow (SQLITE_FULL, as on a full disk) and the MongoDB driver failing to select a server
+ * nobody listens on. Both are the client's cue to try again — 503 with the envelope and
+ * Retry-After — never a 500.
+ */
+const app = Fastify();
+registerErrorHandling(app);
+const db = new Database(':memory:');
+db.exec('CREATE TABLE t (v BLOB)');
+// A file that cannot grow past a few pages: SQLite answers SQLITE_FULL, as when the disk is full.
+db.pragma('max_page_count = 8');
+app.post('/full', async () => {
+  for (;;) db.prepare('INSERT INTO t VALUES (?)').run(Buffer.alloc(4096));
+});
+let mongo: MongoClient | undefined;
+app.get('/mongo', async () => {
+  // Port 1 on loopback: nothing listens there.
+  mongo = new MongoClient('mongodb://127.0.0.1:1/x', { serverSelectionTimeoutMS: 300, connectTimeoutMS: 300 });
+  return mongo.db().collection('c').findOne({});
+});
+app.get('/bug', async () => {
+  throw new TypeError('a plain bug');
+});
+
+afterAll(async () => {
+  await mongo?.close();
+  db.close();
+  await app.close();
+});
+
+describe('storage failures answer 503, not 500', () => {
+  it('a full disk (SQLITE_FULL) is 503 storage_full with Retry-After', async () => {
+    const response = await app.inject({ method: 'POST', url: '/full' });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe(String(STORAGE_FULL_RETRY_AFTER_SECONDS));
+    expect(response.json()).toMatchObject({ statusCode: 503, error: 'Service Unavailable', code: 'storage_full', path: '/full' });
+  });
+
+  it('a MongoDB server out of reach is 503 store_unavailable with Retry-After', async () => {
+    const response = await app.inject({ method: 'GET', url: '/mongo' });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe(String(STORE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+    expect(response.json()).toMatchObject({ statusCode: 503, code: 'store_unavailable' });
+  });
+
+  it('any other error stays a 500 internal_error', async () => {
+    const response = await app.inject({ method: 'GET', url: '/bug' });
+    expect(response.statusCode).toBe(500);
+    expect(response.json()).toMatchObject({ code: 'internal_error' });
+  });
+});

@@ -1,0 +1,57 @@
+import { DomainError } from '../domain/errors.ts';
+
+/** How long a client is asked to wait when a database cannot be reached. */
+export const STORE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+/** How long a client is asked to wait when the disk under DATA_DIR is full. */
+export const STORAGE_FULL_RETRY_AFTER_SECONDS = 30;
+
+/**
+ * The MongoDB driver's errors for a server it cannot reach or lost on the way (by name: the driver
+ * is not loaded where MONGO_URL is unset). Selection fails within MONGO_URL's 10 s bound.
+ */
+const MONGO_UNREACHABLE = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoPoolClearedError',
+]);
+
+/** SQLite (better-sqlite3) and the file system when the disk under DATA_DIR has no room left. */
+const DISK_FULL = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
+/** SQLite when another process holds the file longer than the busy timeout. */
+const FILE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT']);
+
+const causes = function* (error: unknown): Generator<{ name?: unknown; code?: unknown; message?: unknown }> {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    yield current as { name?: unknown; code?: unknown };
+    current = (current as { cause?: unknown }).cause;
+  }
+};
+
+/**
+ * An error of the storage underneath (a database that cannot be reached, a full disk) as the 503
+ * a client can act on — `store_unavailable` or `storage_full` with Retry-After — instead of a 500.
+ * Undefined for anything else. A write refused this way was not applied: the append is one
+ * transaction, so nothing of it is acknowledged or half-stored.
+ */
+export const unavailableError = (error: unknown): DomainError | undefined => {
+  for (const cause of causes(error)) {
+    const code = typeof cause.code === 'string' ? cause.code : '';
+    if (DISK_FULL.has(code) || (code.startsWith('SQLITE_IOERR') && /no space|disk is full|database or disk is full/i.test(String(cause.message)))) {
+      return new DomainError('storage_full', 'the disk under the service\'s data directory is full; nothing was written, try again later', {
+        retryAfterSeconds: STORAGE_FULL_RETRY_AFTER_SECONDS,
+      });
+    }
+    if (FILE_BUSY.has(code)) {
+      return new DomainError('store_unavailable', 'the event store is busy; nothing was written, try again', { retryAfterSeconds: 1 });
+    }
+    if (typeof cause.name === 'string' && MONGO_UNREACHABLE.has(cause.name)) {
+      return new DomainError('store_unavailable', 'the database cannot be reached; try again shortly', {
+        retryAfterSeconds: STORE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+      });
+    }
+  }
+  return undefined;
+};
