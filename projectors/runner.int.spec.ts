@@ -119,6 +119,38 @@ describe('projection runner', () => {
     await eventStore.close();
   });
 
+  it('applies again what a store lost when it reports a rollback, though no write of the runner failed', async () => {
+    const eventStore = sqliteEventStore(':memory:', { pollIntervalMs: 20 });
+    const readStore = embeddedReadStore();
+    let rollbacks = 0;
+    // The embedded store as after SQLite rolled its open transaction back (a full disk): documents
+    // and checkpoint since the last commit gone, counted in `rollbacks`; later writes succeed.
+    const rolling = new Proxy(readStore, {
+      get(target, property) {
+        if (property === 'rollbacks') return rollbacks;
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    await eventStore.append('tally-1', Array.from({ length: 6 }, (_, i) => event(i + 1)));
+    const running = await startProjections(eventStore, rolling, [tallyProjection], pino({ level: 'silent' }));
+    try {
+      expect(await readStore.waitForCheckpoints(['tally'], await eventStore.headPosition(), 5000)).toBe(true);
+      await readStore.drop(['tallies'], ['tally']);
+      rollbacks += 1;
+      await eventStore.append('tally-1', [event(7), event(8)]);
+      expect(await readStore.waitForCheckpoints(['tally'], await eventStore.headPosition(), 5000)).toBe(true);
+    } finally {
+      await running.stop();
+    }
+    const replay = embeddedReadStore();
+    await projectToHead(eventStore, replay, tallyProjection);
+    const live = await readStore.collection<Tally>('tallies').find({}, { sort: { _id: 1 } });
+    expect(live).toEqual(await replay.collection<Tally>('tallies').find({}, { sort: { _id: 1 } }));
+    expect(await readStore.collection<Tally>('tallies').get('total')).toEqual({ _id: 'total', count: 8, last: '8' });
+    await eventStore.close();
+  });
+
   it('rebuilds to the head batch by batch, reading back earlier writes of the batch', async () => {
     const eventStore = sqliteEventStore(':memory:', { pollIntervalMs: 20 });
     const readStore = embeddedReadStore();

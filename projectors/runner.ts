@@ -54,8 +54,12 @@ export const startProjections = async (
    * them back. The position guards make the documents that survived ignore the replay.
    */
   let storeFailed = false;
+  /** The store's count of lost writes (ReadStore.rollbacks) when this runner last read its checkpoints. */
+  let seenRollbacks = readStore.rollbacks ?? 0;
+  const rolledBackSince = (seen: number) => (readStore.rollbacks ?? 0) !== seen;
   const resumeFromStoredCheckpoints = async () => {
     await storing;
+    seenRollbacks = readStore.rollbacks ?? 0;
     for (const projection of list) {
       const known = checkpoints.get(projection.name) ?? 0n;
       const stored = (await readStore.getCheckpoint(projection.name)) ?? 0n;
@@ -89,10 +93,14 @@ export const startProjections = async (
       }
     }
     await work.flush();
+    // Writes lost under the batch (SQLite rolled its transaction back): none of its checkpoints is
+    // stored over the loss; the batch is tried again after the checkpoints are read again.
+    if (failure === undefined && rolledBackSince(seenRollbacks)) failure = new Error('the read store lost writes during the batch; it is applied again');
     // Checkpoints after the writes, stored together (both stores write them in one go). The next
     // batch need not wait for them: its writes come after these ones anyway, and its checkpoints
     // after its writes. A checkpoint write that fails only leaves the stored one lower (a crash
     // replays more; the position guards ignore it); the next batch reads the stored ones again.
+    if (failure !== undefined && rolledBackSince(seenRollbacks)) throw failure;
     const stored = Promise.all(applied.map((projection) => readStore.setCheckpoint(projection.name, lastPosition)));
     for (const projection of applied) checkpoints.set(projection.name, lastPosition);
     if (failure !== undefined) {
@@ -112,8 +120,10 @@ export const startProjections = async (
     filter: { streamPrefixes: [...new Set(list.flatMap((projection) => projection.streamPrefixes))] },
     onEvents: async (events, lastPosition) => {
       try {
-        if (storeFailed) await resumeFromStoredCheckpoints();
-        storeFailed = false;
+        while (storeFailed || rolledBackSince(seenRollbacks)) {
+          storeFailed = false;
+          await resumeFromStoredCheckpoints();
+        }
         await handleBatch(events, lastPosition);
       } catch (error) {
         storeFailed = true;

@@ -443,33 +443,47 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   let flushTimer: NodeJS.Timeout | null = null;
   let failedFlushes = 0;
   /**
-   * A COMMIT that SQLite refused and rolled back (the disk full, most often) took the writes and
-   * checkpoints since the last commit with it, which their writers took as done. Until the
-   * checkpoints are read again (`getCheckpoint`, what the projection runner does after a failed
-   * batch, then replays from the ones the file holds) every write is refused with this error, so no
-   * later write or checkpoint lands on top of the loss and hides it.
+   * A COMMIT that SQLite refused and rolled back (the disk full, most often), or a statement whose
+   * failure took the whole transaction with it, lost the writes and checkpoints since the last
+   * commit, which their writers took as done: counted in `rollbacks`, and the checkpoints this
+   * process holds go back to what the file holds, so the projection runner applies the events since
+   * again (it watches the count).
    */
-  let lost: Error | null = null;
+  let rollbacks = 0;
+  /** Whether this store opened the write transaction and has not committed it yet. */
+  let open = false;
+  /**
+   * Whether SQLite rolled the open transaction back on its own: a COMMIT refused, or a statement
+   * failing with SQLITE_FULL or an I/O error, which may take the whole transaction with it.
+   */
+  const noticeRollback = (error: unknown = new Error('the write transaction was rolled back by SQLite')): boolean => {
+    if (!open || !db.open || db.inTransaction) return false;
+    open = false;
+    rolledBack(error);
+    return true;
+  };
   const commit = () => {
     flushTimer = null;
-    if (!db.open || !db.inTransaction) return;
+    if (!db.open || !db.inTransaction) {
+      noticeRollback();
+      return;
+    }
     try {
       db.exec('COMMIT');
+      open = false;
       failedFlushes = 0;
     } catch (error) {
       failedFlushes += 1;
       if (failedFlushes === 1) process.emitWarning(`read-models file write failed, retrying: ${String(error)}`);
-      if (!db.inTransaction) {
-        rolledBack(error);
-        return;
-      }
+      if (noticeRollback(error)) return;
       flushTimer = setTimeout(commit, Math.min(5_000, FLUSH_DELAY_MS * 2 ** Math.min(failedFlushes, 7)));
     }
   };
   const beginWrite = () => {
-    if (lost) throw lost;
+    noticeRollback();
     if (!persisted || db.inTransaction) return;
     db.exec('BEGIN IMMEDIATE');
+    open = true;
     flushTimer ??= setTimeout(commit, FLUSH_DELAY_MS);
   };
 
@@ -537,10 +551,8 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
   const counts = countCache();
   /** After a rolled-back commit: what this process holds in memory goes back to what the file holds. */
   const rolledBack = (error: unknown) => {
-    lost = Object.assign(new Error(`read-models writes since the last commit were rolled back (${String(error)}); read the checkpoints again before writing`), {
-      code: (error as { code?: unknown }).code ?? 'READ_STORE_ROLLED_BACK',
-      cause: error,
-    });
+    rollbacks += 1;
+    process.emitWarning(`read-models writes since the last commit were rolled back (${String(error)}); projections apply the events since again`);
     counts.clear();
     ready.clear();
     readArrayFields();
@@ -605,12 +617,16 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
 
   return {
     collection,
+    get rollbacks() {
+      noticeRollback();
+      return rollbacks;
+    },
     async getCheckpoint(name) {
-      lost = null; // (see rolledBack: the caller now knows where the file stands)
+      noticeRollback();
       return checkpoints.get(name) ?? null;
     },
     setCheckpoint(name, position) {
-      if (lost) return Promise.reject(lost);
+      noticeRollback();
       checkpoints.set(name, position);
       announceCheckpoints();
       beginWrite();

@@ -80,6 +80,13 @@ export interface ReadStore {
   collection<T extends Doc = Doc>(name: string): Collection<T>;
   getCheckpoint(name: string): Promise<bigint | null>;
   /**
+   * How many times the store has lost writes it had taken (the embedded store: SQLite rolled back
+   * its open write transaction on a full disk; its checkpoints then read as the file holds them).
+   * A writer that sees the count move reads the checkpoints again and applies the events since
+   * (projectors/runner.ts). Stores whose writes are acknowledged one by one leave it out.
+   */
+  readonly rollbacks?: number;
+  /**
    * Without a round trip: the highest value of the checkpoint this process has seen so far (its own
    * setCheckpoint, a wait's poll, a getCheckpoint), null if none. A lower bound of the stored value,
    * which only grows. Adapters whose getCheckpoint is itself a memory read leave it out.

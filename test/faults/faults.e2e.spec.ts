@@ -319,6 +319,7 @@ describe.skipIf(noMount !== null)('disk full on the embedded runtime', () => {
     await delay(WARMUP_MS);
     await load.stop();
     const verdict = await verdictAfter({ dataDir: mountPoint, baseUrl: service.url, replay: { url: service.url }, load, receiver, settleMs: SETTLE_MS });
+    if (process.env.FAULTS_SERVICE_LOG) writeFileSync(process.env.FAULTS_SERVICE_LOG, service.output());
     const full = load.between(from, fullUntil);
     rows.push(row('disk full (embedded runtime)', `1 (${diskMb} MiB DATA_DIR full for ${s(DISK_FULL_MS)})`, load, verdict, recoverMs));
     expect(service.child.exitCode, `the service exited:\n${service.output().slice(-4000)}`).toBeNull();
