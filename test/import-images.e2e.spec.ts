@@ -109,4 +109,26 @@ describe.runIf(modelsInstalled && datasetThere)('npm run import:images', () => {
     const one = await service.request('GET', `/v1/images/${abys[0].id}`, { key });
     expect((one.body as Attributed).attribution).toEqual(abys[0].attribution);
   }, 5 * 60_000);
+
+  it('every breed of the sample gets a reference image from the import, embedded in the breed as `image`', async () => {
+    service ??= await startTestService({}, dataDir);
+    const { api_key: key } = await service.createAccount({ name: 'Breeds reader' });
+    const breedIds = new Set<string>();
+    for (let page = 0; page < 100; page++) {
+      const answer = await service.request('GET', `/v1/images/search?limit=25&order=ASC&page=${page}`, { key });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const images = answer.body as Attributed[];
+      for (const image of images) for (const id of image.breed_ids) breedIds.add(id);
+      if (images.length < 25) break;
+    }
+    expect(breedIds.size).toBe(new Set(photos.map((photo) => photo.breed)).size);
+    for (const id of breedIds) {
+      const answer = await service.request('GET', `/v1/breeds/${id}`, { key });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const breed = answer.body as { reference_image_id: string | null; image?: { id: string; breed_ids: string[] } | null };
+      expect(breed.reference_image_id, `breed ${id}`).not.toBeNull();
+      expect(breed.image?.id, `breed ${id}`).toBe(breed.reference_image_id);
+      expect(breed.image?.breed_ids, `breed ${id}`).toContain(id);
+    }
+  }, 5 * 60_000);
 });
