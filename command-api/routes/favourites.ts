@@ -29,9 +29,6 @@ export const favouriteCommandRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const body = request.body;
-        // Read while the favourite is added and recorded (see the vote route). A failed add answers its own error.
-        const image = answers.embedded(request, body.image_id, { accountId: account.id });
-        image.catch(() => undefined);
         const { favourite, position } = await addFavourite(
           deps.eventStore,
           {
@@ -44,7 +41,8 @@ export const favouriteCommandRoutes =
           contextOf(request),
         );
         await recordWrite(deps, account.id, position, 'favourites');
-        return reply.code(201).send({ message: 'SUCCESS' as const, ...favouriteResource(favourite, { image: await image }) });
+        const image = await answers.embedded(request, favourite.image_id, { accountId: account.id });
+        return reply.code(201).send({ message: 'SUCCESS' as const, ...favouriteResource(favourite, { image }) });
       },
     );
 

@@ -37,10 +37,6 @@ export const voteCommandRoutes =
       async (request, reply) => {
         const account = accountOf(request);
         const body = request.body;
-        // The image the answer embeds is read while the vote is appended and recorded, not after
-        // (on a shared read store: one round trip fewer in series). A failed vote answers its own error.
-        const image = answers.embedded(request, body.image_id, { accountId: account.id });
-        image.catch(() => undefined);
         const result = await withFreshNumericId((voteId) =>
           handleCommand(
             deps.eventStore,
@@ -62,7 +58,8 @@ export const voteCommandRoutes =
           ),
         );
         await recordWrite(deps, account.id, result.position, 'votes');
-        return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data, await image) });
+        const image = await answers.embedded(request, body.image_id, { accountId: account.id });
+        return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data, image) });
       },
     );
 
