@@ -43,6 +43,23 @@ export const dependedOnWrite = (positions: AccountPositions, dependsOn: readonly
 };
 
 /**
+ * Read-your-writes inside a write's answer that embeds what the caller wrote before (a vote's
+ * answer embeds the caller's image uploaded just before): waits (bounded) until `projections` have
+ * passed the caller's last write of `kinds`; false when the wait timed out.
+ */
+export const awaitOwnWrites = async (
+  request: FastifyRequest,
+  accountId: string,
+  stores: { readStore: ReadStore; writePositions: WritePositions },
+  projections: readonly string[],
+  kinds: readonly WriteKind[],
+  timeoutMs: number,
+): Promise<boolean> => {
+  const position = dependedOnWrite(await positionsOf(request, accountId, stores.writePositions), kinds);
+  return position === null || stores.readStore.waitForCheckpoints(projections, position, timeoutMs);
+};
+
+/**
  * Read-your-writes for every GET in the plugin it is registered in: before answering an account,
  * wait (bounded) until every read-model projection has passed that account's last write — of the
  * kinds the route depends on when it says (`dependsOn`), so a breed list does not wait for the

@@ -4,6 +4,7 @@ import { Collections, type ImageDoc } from '../../contracts/read-models.ts';
 import type { ImageUploaded } from '../../domain/images/image.ts';
 import { imageViews, type ImageViewOptions } from '../../http/image-views.ts';
 import { publicBaseUrl } from '../../http/public-url.ts';
+import { awaitOwnWrites } from '../../http/consistency.ts';
 import type { CommandApiDeps } from '../deps.ts';
 import { uploadOf } from './image-records.ts';
 
@@ -54,7 +55,9 @@ export const imageAnswers = (deps: CommandApiDeps) => {
 
     /** The image a vote or favourite embeds: the Image when known here and visible to the account, else its id alone. */
     async embedded(request: FastifyRequest, imageId: string, viewer: ImageViewOptions): Promise<EmbeddedImage> {
-      if (!views) return unknownImage(imageId);
+      if (!views || !deps.readStore) return unknownImage(imageId);
+      // The caller's own images as far as it has written them (an image uploaded just before).
+      if (viewer.accountId) await awaitOwnWrites(request, viewer.accountId, { readStore: deps.readStore, writePositions: deps.writePositions }, ['images'], ['images'], IMAGE_VISIBLE_WAIT_MS);
       return (await views.embedded(request, [imageId], viewer)).get(imageId) ?? unknownImage(imageId);
     },
   };
