@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import Database from 'better-sqlite3';
-import { MongoClient } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, MongoNetworkError } from 'mongodb';
 import { registerErrorHandling } from './errors.ts';
 import { STORAGE_FULL_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './unavailable.ts';
 
@@ -26,6 +26,12 @@ app.get('/mongo', async () => {
   mongo = new MongoClient('mongodb://127.0.0.1:1/x', { serverSelectionTimeoutMS: 300, connectTimeoutMS: 300 });
   return mongo.db().collection('c').findOne({});
 });
+app.get('/mongo-bulk', async () => {
+  // What an unordered bulk write (the write positions' batched records) throws when its server goes
+  // away under it: the driver's MongoBulkWriteError, the network error in its errorResponse.
+  const lost = new MongoNetworkError('connect ECONNREFUSED 127.0.0.1:27029');
+  throw new MongoBulkWriteError(lost, {} as ConstructorParameters<typeof MongoBulkWriteError>[1]);
+});
 app.get('/bug', async () => {
   throw new TypeError('a plain bug');
 });
@@ -48,6 +54,12 @@ describe('storage failures answer 503, not 500', () => {
     const response = await app.inject({ method: 'GET', url: '/mongo' });
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe(String(STORE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+    expect(response.json()).toMatchObject({ statusCode: 503, code: 'store_unavailable' });
+  });
+
+  it('a bulk write whose MongoDB server went away (MongoBulkWriteError) is 503 store_unavailable too', async () => {
+    const response = await app.inject({ method: 'GET', url: '/mongo-bulk' });
+    expect(response.statusCode).toBe(503);
     expect(response.json()).toMatchObject({ statusCode: 503, code: 'store_unavailable' });
   });
 

@@ -23,10 +23,15 @@ const DISK_FULL = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
 /** SQLite when another process holds the file longer than the busy timeout. */
 const FILE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT']);
 
+/**
+ * The error and what it wraps: its `cause`, or the driver's `errorResponse` (a MongoBulkWriteError
+ * of a bulk write whose server could not be reached carries the MongoServerSelectionError there).
+ */
 const causes = function* (error: unknown): Generator<{ name?: unknown; code?: unknown; message?: unknown }> {
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
     yield current as { name?: unknown; code?: unknown };
-    current = (current as { cause?: unknown }).cause;
+    const { cause, errorResponse } = current as { cause?: unknown; errorResponse?: unknown };
+    current = cause ?? (errorResponse instanceof Error ? errorResponse : undefined);
   }
 };
 
