@@ -95,12 +95,11 @@ export const startProjections = async (
     await work.flush();
     // Writes lost under the batch (SQLite rolled its transaction back): none of its checkpoints is
     // stored over the loss; the batch is tried again after the checkpoints are read again.
-    if (failure === undefined && rolledBackSince(seenRollbacks)) failure = new Error('the read store lost writes during the batch; it is applied again');
+    if (rolledBackSince(seenRollbacks)) throw failure ?? new Error('the read store lost writes during the batch; it is applied again');
     // Checkpoints after the writes, stored together (both stores write them in one go). The next
     // batch need not wait for them: its writes come after these ones anyway, and its checkpoints
     // after its writes. A checkpoint write that fails only leaves the stored one lower (a crash
     // replays more; the position guards ignore it); the next batch reads the stored ones again.
-    if (failure !== undefined && rolledBackSince(seenRollbacks)) throw failure;
     const stored = Promise.all(applied.map((projection) => readStore.setCheckpoint(projection.name, lastPosition)));
     for (const projection of applied) checkpoints.set(projection.name, lastPosition);
     if (failure !== undefined) {
