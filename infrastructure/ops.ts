@@ -79,6 +79,12 @@ export const startProcessOps = async (options: {
       for (const entry of await lag()) if (entry.group.startsWith('processor.')) set({ processor: entry.group.slice('processor.'.length) }, entry.messages);
     });
   }
+  if (adapters.bus.offsetWriteFailures) {
+    const failures = adapters.bus.offsetWriteFailures.bind(adapters.bus);
+    metrics.gauge('bus_offset_write_failures', 'Consumer offsets the bus could not store so far, by group (each tried again with the next; messages since then would come again after a restart)', ['group'], async (set) => {
+      for (const entry of failures()) set({ group: entry.group }, entry.failures);
+    });
+  }
   if (monitorsMongoCommands()) {
     metrics.gauge('mongo_commands', 'Commands sent to MongoDB so far (round trips), by command and collection (MONGO_MONITOR_COMMANDS=true)', ['command', 'collection'], async (set) => {
       for (const entry of mongoCommandCounts.values()) set({ command: entry.command, collection: entry.collection }, entry.count);

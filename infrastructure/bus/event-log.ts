@@ -129,6 +129,8 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
   const groupTopics = new Map<string, string[]>();
   /** Where the active member of each group has got to (its committed offset, or further when idle). */
   const reached = new Map<string, bigint>();
+  /** Offset writes the file refused, by group (for the metrics). */
+  const refusedWrites = new Map<string, number>();
 
   const offsetOf = (group: string): bigint | null => {
     const row = storedOffset.get(group);
@@ -181,8 +183,8 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
       if (position === committed) return;
       try {
         writeOffset.run(group, position);
-      } catch (error) {
-        consumeOptions.onOffsetError?.(error);
+      } catch {
+        refusedWrites.set(group, (refusedWrites.get(group) ?? 0) + 1);
         return;
       }
       committed = position;
@@ -338,6 +340,7 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
       if (!db.open) return [];
       return Promise.all([...groupTopics].map(([group, topics]) => lagOf(group, topics)));
     },
+    offsetWriteFailures: () => [...refusedWrites].map(([group, failures]) => ({ group, failures })),
     async close() {
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
       clearInterval(poller);

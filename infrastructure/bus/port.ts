@@ -35,8 +35,6 @@ export type ConsumeOptions = {
   handle?: (message: IncomingMessage) => Promise<void>;
   handleBatch?: (messages: IncomingMessage[]) => Promise<void>;
   onError?: (error: unknown, message: IncomingMessage) => void;
-  /** A consumer offset that could not be stored (tried again with the next one); the embedded bus only. */
-  onOffsetError?: (error: unknown) => void;
 };
 
 /** `stop` lets the running handler finish and commits what was finished, then leaves the group. */
@@ -54,6 +52,12 @@ export interface Bus {
   consume(options: ConsumeOptions): Promise<Consumer>;
   /** The lag of every group consumed through this bus instance (this process's consumers). */
   lag?(): Promise<GroupLag[]>;
+  /**
+   * Consumer offsets this bus instance could not store so far, by group (the embedded bus: its file
+   * locked or the disk full). Each is tried again with the next; until one is stored, the messages
+   * handled meanwhile would come again after a restart (at-least-once).
+   */
+  offsetWriteFailures?(): { group: string; failures: number }[];
   close(): Promise<void>;
 }
 
