@@ -13,6 +13,8 @@ export const votesProjection = imageLinkedProjection({
     // GET /votes: the account's votes by id, or one sub_id's (ties by _id); image_id: image-refs.ts.
     await votes.createIndex({ account_id: 1, id: 1, _id: 1 });
     await votes.createIndex({ account_id: 1, sub_id: 1, id: 1, _id: 1 });
+    // The caller's own votes on the images of an answer (http/image-views.ts), whatever its number of votes.
+    await votes.createIndex({ account_id: 1, image_id: 1, id: 1, _id: 1 });
   },
   async apply(event, store, imageFields) {
     const votes = store.collection<VoteDoc>(Collections.votes);

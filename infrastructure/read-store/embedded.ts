@@ -3,7 +3,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { Database, openSqlite } from '../sqlite.ts';
 import { countCache } from './count-cache.ts';
 import { getPath, matches, toRegex } from './filter.ts';
-import { fieldsOf, jsonPath, toSqlCondition, toSqlOrder, valueOf, type FieldKinds } from './sql-filter.ts';
+import { equalityFields, fieldsOf, jsonPath, toSqlCondition, toSqlOrder, valueOf, type FieldKinds } from './sql-filter.ts';
 import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
 
 /**
@@ -380,9 +380,13 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     const table = `rs:${this.name}`;
     const ownScans = lines.filter((line) => line === `SCAN ${table}` || line.startsWith(`SCAN ${table} `));
     const narrowing = fieldsOf(filter).length > 0;
+    // Equalities of the filter that the index's matched prefix leaves to be checked on each entry.
+    const equalities = equalityFields(filter).length;
+    const ownSearches = lines.filter((line) => line.startsWith(`SEARCH ${table} `));
     return {
       // A scan of the table, or a walk along a whole index while the filter narrows nothing it knows.
       scans: ownScans.some((line) => !line.includes(' USING ') || narrowing),
+      partialPrefix: ownSearches.some((line) => (line.match(/=\?/g) ?? []).length < equalities),
       sortsInMemory: lines.some((line) => line.includes('USE TEMP B-TREE')),
       detail: lines.join('\n'),
     };

@@ -25,16 +25,16 @@ const conjunct = (filter: Filter, into: Conjunct = { equal: new Set(), ranged: n
 };
 
 /** Whether `keys` serves a conjunction without $or: some filter field leads it, and it gives the sort. */
-const serves = (keys: [string, number][], equal: Set<string>, ranged: Set<string>, sort: [string, number][]): { narrows: boolean; sorted: boolean } => {
+const serves = (keys: [string, number][], equal: Set<string>, ranged: Set<string>, sort: [string, number][]): { narrows: boolean; sorted: boolean; matched: number } => {
   let i = 0;
   while (i < keys.length && equal.has(keys[i][0])) i += 1;
   const narrows = i > 0 || (keys.length > 0 && ranged.has(keys[0][0]));
-  if (sort.length === 0) return { narrows, sorted: true };
+  if (sort.length === 0) return { narrows, sorted: true, matched: i };
   const rest = keys.slice(i);
-  if (rest.length < sort.length) return { narrows, sorted: false };
+  if (rest.length < sort.length) return { narrows, sorted: false, matched: i };
   const sign = rest[0][1] * sort[0][1];
   const sorted = sort.every(([field, direction], k) => rest[k][0] === field && rest[k][1] * direction === sign);
-  return { narrows, sorted };
+  return { narrows, sorted, matched: i };
 };
 
 /** The plan a MongoDB planner would find among `indexes` (each an IndexKeys, `_id` always indexed). */
@@ -54,8 +54,10 @@ export const planByIndexes = (indexes: readonly IndexKeys[], filter: Filter = {}
   const chosen: string[] = [];
   let scans = false;
   let sortsInMemory = false;
+  let partialPrefix = false;
   for (const branch of branches) {
-    const fits = all.map((keys) => ({ keys, ...serves(keys, branch.equal, branch.ranged, sortEntries) }));
+    // The index matching most equalities first (MongoDB's trial runs pick it: it reads the fewest entries).
+    const fits = all.map((keys) => ({ keys, ...serves(keys, branch.equal, branch.ranged, sortEntries) })).sort((a, b) => b.matched - a.matched);
     const best = fits.find((fit) => fit.narrows && fit.sorted) ?? fits.find((fit) => fit.narrows) ?? fits.find((fit) => fit.sorted && sortEntries.length > 0);
     if (!best) {
       scans = true;
@@ -65,9 +67,10 @@ export const planByIndexes = (indexes: readonly IndexKeys[], filter: Filter = {}
     }
     if (!best.narrows && narrowing) scans = true;
     if (!best.sorted) sortsInMemory = true;
+    if (best.matched < branch.equal.size) partialPrefix = true;
     chosen.push(`IXSCAN ${JSON.stringify(Object.fromEntries(best.keys))}${best.sorted ? '' : ' + SORT'}`);
   }
-  return { scans, sortsInMemory, detail: `by the declared indexes: ${chosen.join(' | ')}` };
+  return { scans, sortsInMemory, partialPrefix, detail: `by the declared indexes: ${chosen.join(' | ')}` };
 };
 
 /** Stages of a MongoDB explain's winning plan, depth first. */

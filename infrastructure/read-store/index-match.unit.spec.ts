@@ -24,6 +24,14 @@ describe('planning a query by the declared indexes (MongoDB’s rule)', () => {
     expect(planByIndexes([...indexes], { _id: { $in: ['x'] } })).toMatchObject({ scans: false });
   });
 
+  it('says when the index it would use matches only some of the equalities, picking the one that matches most', () => {
+    const votes = [{ account_id: 1, id: 1, _id: 1 }, { account_id: 1, sub_id: 1, id: 1, _id: 1 }, { image_id: 1 }] as const;
+    const ownOnImages = { account_id: 'a', image_id: { $in: ['i1', 'i2'] } };
+    expect(planByIndexes([...votes], ownOnImages)).toMatchObject({ scans: false, partialPrefix: true });
+    expect(planByIndexes([...votes, { account_id: 1, image_id: 1, id: 1, _id: 1 }], ownOnImages)).toMatchObject({ scans: false, partialPrefix: false });
+    expect(planByIndexes([...votes], { account_id: 'a', sub_id: 's' }, { id: -1, _id: -1 })).toMatchObject({ partialPrefix: false });
+  });
+
   it('serves an $or when every branch is served in sort order', () => {
     const visible = { $or: [{ public: true }, { account_id: 'a' }] };
     expect(planByIndexes([...indexes], { $and: [visible, { breed_ids: { $in: ['abys'] } }] }, { created_at: -1, _id: -1 })).toMatchObject({ scans: false, sortsInMemory: false });

@@ -38,7 +38,17 @@ export type IndexKeys = Record<string, 1 | -1>;
  * knows), and whether it sorts the matching documents in memory instead of reading them in index
  * order. `detail` is the engine's own account (SQLite's query plan, MongoDB's winning plan).
  */
-export type QueryPlan = { scans: boolean; sortsInMemory: boolean; detail: string };
+export type QueryPlan = {
+  scans: boolean;
+  sortsInMemory: boolean;
+  /**
+   * The index matches only some of the filter's equalities (`{f: v}`, `$in`): every entry under the
+   * matched part is read and the rest checked on it. Fine for a page (a LIMIT stops the walk), not
+   * for a find without one. Adapters that cannot tell leave it out.
+   */
+  partialPrefix?: boolean;
+  detail: string;
+};
 
 /** One write of a bulkWrite: an upsert or a delete, guarded by its event position like the single calls. */
 export type WriteOp<T extends Doc = Doc> = { type: 'upsert'; doc: T; position: bigint } | { type: 'delete'; id: string; position: bigint };
