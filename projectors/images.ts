@@ -59,6 +59,9 @@ export const imagesProjection = defineProjection({
     for (const scope of ['account_id', 'public']) {
       for (const order of ['created_at', 'sub_id', 'breed_ids', 'id']) await images.createIndex({ [scope]: 1, [order]: 1, _id: 1 });
     }
+    // Random search: the caller's own images that are not public (query-api/random-images.ts),
+    // counted and drawn from here rather than by walking every private image of the catalogue.
+    await images.createIndex({ account_id: 1, public: 1, _id: 1 });
     // The console's moderation queues (query-api/routes/admin/moderation.ts), oldest first.
     for (const queue of ['public_request.status', 'unsafe', 'status']) await images.createIndex({ [queue]: 1, created_at: 1, _id: 1 });
     // Random search: the entries of one key in a range of random keys (query-api/fair-sample.ts).

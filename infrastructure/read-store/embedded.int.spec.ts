@@ -117,6 +117,35 @@ describe('embedded read store on SQLite indexes', () => {
     await reopened.close();
   });
 
+  it('serves a query by the index matching most of its equalities, whatever SQLite would guess without statistics', async () => {
+    const store = embeddedReadStore(join(dir, 'chosen.db'));
+    const images = store.collection('images');
+    // Declared as the images projection does: by the public flag first, then by account.
+    await images.createIndex({ public: 1, id: 1, _id: 1 });
+    await images.createIndex({ account_id: 1, id: 1, _id: 1 });
+    await images.createIndex({ account_id: 1, public: 1, _id: 1 });
+    await images.createIndex('breed_ids');
+    await images.bulkWrite(
+      Array.from({ length: 2_000 }, (_, i) => ({
+        type: 'upsert' as const,
+        doc: { _id: `i${i}`, id: `i${i}`, account_id: `a${i % 100}`, public: false, breed_ids: [] },
+        position: BigInt(i + 1),
+      })),
+    );
+    // One account's private images: from {account_id, public}, not by walking every private image.
+    const own = { $and: [{ account_id: 'a7', public: false }, { breed_ids: [] }] };
+    const plan = await images.explain!(own);
+    expect(plan.detail).toContain('USING INDEX rs:images:account_id,public,_id (<expr>=? AND <expr>=?)');
+    expect(await images.count(own)).toBe(20);
+    expect((await images.sample(own, 3)).every((doc) => doc.account_id === 'a7')).toBe(true);
+    // A page sorted by id comes from the index that gives the order.
+    const page = await images.explain!({ account_id: 'a7', public: false }, { sort: { id: -1, _id: -1 }, limit: 5 });
+    expect(page.detail).toContain('rs:images:account_id,id,_id');
+    expect(page.sortsInMemory).toBe(false);
+    expect((await images.find({ account_id: 'a7', public: false }, { sort: { id: -1, _id: -1 }, limit: 2 })).map((doc) => doc._id)).toEqual(['i907', 'i807']);
+    await store.close();
+  });
+
   it('treats a declared field that holds arrays element-wise, before and after it is declared', async () => {
     const store = embeddedReadStore(join(dir, `${randomUUID()}.db`));
     const images = store.collection('images');

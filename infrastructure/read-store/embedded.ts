@@ -4,7 +4,8 @@ import { Database, openSqlite } from '../sqlite.ts';
 import { countCache } from './count-cache.ts';
 import { getPath, matches, toRegex } from './filter.ts';
 import { equalityFields, fieldsOf, jsonPath, toSqlCondition, toSqlOrder, valueOf, type FieldKinds } from './sql-filter.ts';
-import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
+import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, SortSpec, WriteOp } from './port.ts';
+import { chooseIndex } from './index-match.ts';
 
 /**
  * The embedded read store: every collection is a SQLite table of JSON documents, and every query
@@ -74,6 +75,9 @@ const entriesOf = (keys: string | IndexKeys): IndexEntries => (typeof keys === '
 
 type Row = { id: string; body: string };
 
+/** Queries whose chosen index SQLite could not use (see SqlCollection.prepared), run without it. */
+const unservedByIndex = new Set<string>();
+
 /** Everything the collections of one store share: the connection, its transaction, what is declared. */
 type Engine = {
   statement: (sql: string) => BetterSqlite3.Statement;
@@ -83,6 +87,8 @@ type Engine = {
   ensureTable: (collection: string) => void;
   declare: (collection: string, entries: IndexEntries) => void;
   kinds: (collection: string) => FieldKinds;
+  /** The collection's declared indexes, with the name each has in the file. */
+  indexesOf: (collection: string) => { name: string; entries: IndexEntries }[];
   /** Records the declared fields of `doc` that hold an array (they are then queried element-wise). */
   noteArrays: (collection: string, doc: Doc) => void;
   /** Counts already made, kept right through this store's writes (count-cache.ts). */
@@ -139,21 +145,45 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     this.engine.ensureTable(this.name);
   }
 
-  /** The SQL of a query on live documents, and whether it matches exactly what filter.ts matches. */
-  private where(filter: Filter | undefined): { sql: string; params: unknown[]; exact: boolean } {
-    const condition = toSqlCondition(filter, this.engine.kinds(this.name));
+  /**
+   * The SQL of a query on live documents, and whether it matches exactly what filter.ts matches.
+   * `from` names the table with the index chosen by MongoDB's rule (index-match.ts), so the query
+   * is served by the same index whatever SQLite knows of the data (it keeps no statistics here).
+   */
+  private where(filter: Filter | undefined, order: { sort?: SortSpec; paged?: boolean } = {}): { sql: string; params: unknown[]; exact: boolean; from: string } {
+    const kinds = this.engine.kinds(this.name);
+    const condition = toSqlCondition(filter, kinds);
+    const chosen = chooseIndex(
+      this.engine.indexesOf(this.name).map((index) => Object.assign([...index.entries], { name: index.name })),
+      filter,
+      { ...order, usable: (field) => kinds.isScalar(field) },
+    );
     return {
       sql: condition.sql || '1',
       params: condition.params,
       exact: condition.exact,
+      from: chosen ? `${this.table} INDEXED BY ${quoted(chosen.name)}` : this.table,
     };
+  }
+
+  /** A prepared query; one its index cannot serve (SQLite: "no query solution") runs as SQLite plans it. */
+  private prepared(sql: string): BetterSqlite3.Statement {
+    if (!unservedByIndex.has(sql)) {
+      try {
+        return this.engine.statement(sql);
+      } catch (error) {
+        if (!/no query solution/.test(String(error))) throw error;
+        unservedByIndex.add(sql);
+      }
+    }
+    return this.engine.statement(sql.replace(/ INDEXED BY "(?:[^"]|"")*"/, ''));
   }
 
   /** The find's SQL: LIMIT/OFFSET in SQL when the condition is exact, else rows to re-check in order. */
   private findSql(filter: Filter | undefined, options: FindOptions) {
-    const where = this.where(filter);
+    const where = this.where(filter, { sort: options.sort, paged: options.limit !== undefined });
     const order = toSqlOrder(options.sort);
-    let sql = `SELECT id, body FROM ${this.table} WHERE ${where.sql}${order ? ` ORDER BY ${order}` : ''}`;
+    let sql = `SELECT id, body FROM ${where.from} WHERE ${where.sql}${order ? ` ORDER BY ${order}` : ''}`;
     const params = [...where.params];
     if (where.exact && (options.limit !== undefined || options.skip)) {
       sql += ' LIMIT ? OFFSET ?';
@@ -174,12 +204,12 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     if (Object.keys(sort).length === 0 || options.limit === undefined) return null;
     const branches = orBranches(filter);
     if (!branches) return null;
-    const wheres = branches.map((branch) => this.where(branch));
+    const wheres = branches.map((branch) => this.where(branch, { sort, paged: true }));
     if (!wheres.every((where) => where.exact)) return null;
     const keys = Object.keys(sort).map((field, i) => `${valueOf(field)} AS k${i}`).join(', ');
     const order = toSqlOrder(sort);
     return wheres.map((where) => ({
-      sql: `SELECT id, body, ${keys} FROM ${this.table} WHERE ${where.sql} ORDER BY ${order} LIMIT ?`,
+      sql: `SELECT id, body, ${keys} FROM ${where.from} WHERE ${where.sql} ORDER BY ${order} LIMIT ?`,
       params: [...where.params, (options.skip ?? 0) + (options.limit ?? 0)],
     }));
   }
@@ -187,7 +217,7 @@ class SqlCollection<T extends Doc> implements Collection<T> {
   private findMerged(queries: { sql: string; params: unknown[] }[], options: FindOptions): T[] {
     const directions = Object.values(options.sort ?? {});
     const rows = new Map<string, Record<string, unknown>>();
-    for (const query of queries) for (const row of this.engine.statement(query.sql).all(...query.params) as Record<string, unknown>[]) rows.set(row.id as string, row);
+    for (const query of queries) for (const row of this.prepared(query.sql).all(...query.params) as Record<string, unknown>[]) rows.set(row.id as string, row);
     const merged = [...rows.values()].sort((a, b) => {
       for (let i = 0; i < directions.length; i++) {
         const result = compareSqlValues(a[`k${i}`], b[`k${i}`]);
@@ -225,7 +255,7 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     const branches = this.branchQueries(filter, options);
     if (branches) return this.findMerged(branches, options);
     const { sql, params, exact } = this.findSql(filter, options);
-    const statement = this.engine.statement(sql);
+    const statement = this.prepared(sql);
     if (exact) return (statement.all(...params) as Row[]).map((row) => JSON.parse(row.body) as T);
     // Part of the filter is not in the SQL: re-check each row, in order, until the page is full.
     const skip = options.skip ?? 0;
@@ -248,16 +278,16 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     this.ready();
     const where = this.where(filter);
     if (where.exact) {
-      const sql = `SELECT count(*) AS n FROM ${this.table} WHERE ${where.sql}`;
+      const sql = `SELECT count(*) AS n FROM ${where.from} WHERE ${where.sql}`;
       const key = `${sql}\u0000${JSON.stringify(where.params, (_, value) => (typeof value === 'bigint' ? `${value}n` : value))}`;
       const known = this.engine.counts.get(this.name, key);
       if (known !== undefined) return known;
-      const n = Number((this.engine.statement(sql).get(...where.params) as { n: bigint | number }).n);
+      const n = Number((this.prepared(sql).get(...where.params) as { n: bigint | number }).n);
       this.engine.counts.set(this.name, key, filter, n);
       return n;
     }
     let n = 0;
-    for (const row of this.engine.statement(`SELECT body FROM ${this.table} WHERE ${where.sql}`).iterate(...where.params) as Iterable<Row>) {
+    for (const row of this.prepared(`SELECT body FROM ${where.from} WHERE ${where.sql}`).iterate(...where.params) as Iterable<Row>) {
       if (matches(JSON.parse(row.body), filter)) n += 1;
     }
     return n;
@@ -277,14 +307,14 @@ class SqlCollection<T extends Doc> implements Collection<T> {
       const total = await this.count(filter);
       const offsets = new Set<number>();
       while (offsets.size < Math.min(size, total)) offsets.add(Math.floor(Math.random() * total));
-      const at = this.engine.statement(`SELECT id FROM ${this.table} WHERE ${where.sql} LIMIT 1 OFFSET ?`);
+      const at = this.prepared(`SELECT id FROM ${where.from} WHERE ${where.sql} LIMIT 1 OFFSET ?`);
       chosen = [...offsets].map((offset) => (at.get(...where.params, offset) as { id: string } | undefined)?.id).filter((id): id is string => id !== undefined);
     } else {
       const ids: string[] = [];
       if (where.exact) {
-        for (const row of this.engine.statement(`SELECT id FROM ${this.table} WHERE ${where.sql}`).iterate(...where.params) as Iterable<{ id: string }>) ids.push(row.id);
+        for (const row of this.prepared(`SELECT id FROM ${where.from} WHERE ${where.sql}`).iterate(...where.params) as Iterable<{ id: string }>) ids.push(row.id);
       } else {
-        for (const row of this.engine.statement(`SELECT id, body FROM ${this.table} WHERE ${where.sql}`).iterate(...where.params) as Iterable<Row>) {
+        for (const row of this.prepared(`SELECT id, body FROM ${where.from} WHERE ${where.sql}`).iterate(...where.params) as Iterable<Row>) {
           if (matches(JSON.parse(row.body), filter)) ids.push(row.id);
         }
       }
@@ -375,13 +405,14 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     const queries = this.branchQueries(filter, options) ?? [this.findSql(filter, options)];
     const lines = queries.flatMap(({ sql, params }, i) => [
       ...(queries.length > 1 ? [`BRANCH ${i + 1} OF ${queries.length}`] : []),
-      ...(this.engine.statement(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail),
+      ...(this.prepared(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail),
     ]);
     const table = `rs:${this.name}`;
     const ownScans = lines.filter((line) => line === `SCAN ${table}` || line.startsWith(`SCAN ${table} `));
     const narrowing = fieldsOf(filter).length > 0;
     // Equalities of the filter that the index's matched prefix leaves to be checked on each entry.
-    const equalities = equalityFields(filter).length;
+    const kinds = this.engine.kinds(this.name);
+    const equalities = equalityFields(filter).filter((field) => kinds.isScalar(field)).length;
     const ownSearches = lines.filter((line) => line.startsWith(`SEARCH ${table} `));
     return {
       // A scan of the table, or a walk along a whole index while the filter narrows nothing it knows.
@@ -565,7 +596,8 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
       checkpoints.set(row.name, BigInt(row.position));
     }
   };
-  const engine: Engine = { statement, beginWrite, ensureTable, declare, kinds, noteArrays, counts };
+  const indexesOf = (collection: string) => [...(indexes.get(collection)?.values() ?? [])].map((entries) => ({ name: indexName(collection, entries), entries }));
+  const engine: Engine = { statement, beginWrite, ensureTable, declare, kinds, indexesOf, noteArrays, counts };
 
   // A file written by the earlier embedded store (one `documents` table, no indexes): moved over once.
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents'").get()) {

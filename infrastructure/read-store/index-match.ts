@@ -24,6 +24,15 @@ const conjunct = (filter: Filter, into: Conjunct = { equal: new Set(), ranged: n
   return into;
 };
 
+/** Fields the filter's conjunction asks to be true or false. */
+const booleanFields = (filter: Filter, into = new Set<string>()): Set<string> => {
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$and') for (const sub of value as Filter[]) booleanFields(sub, into);
+    else if (typeof value === 'boolean' || (isOperatorObject(value) && typeof (value as { $eq?: unknown }).$eq === 'boolean')) into.add(key);
+  }
+  return into;
+};
+
 /** Whether `keys` serves a conjunction without $or: some filter field leads it, and it gives the sort. */
 const serves = (keys: [string, number][], equal: Set<string>, ranged: Set<string>, sort: [string, number][]): { narrows: boolean; sorted: boolean; matched: number } => {
   let i = 0;
@@ -35,6 +44,37 @@ const serves = (keys: [string, number][], equal: Set<string>, ranged: Set<string
   const sign = rest[0][1] * sort[0][1];
   const sorted = sort.every(([field, direction], k) => rest[k][0] === field && rest[k][1] * direction === sign);
   return { narrows, sorted, matched: i };
+};
+
+/**
+ * The index to serve a query with, by the same rule, for a store whose own planner cannot tell a
+ * selective index from one that is not (SQLite without statistics walks `{public, …}` for one
+ * account's private images): among the indexes whose leading fields are equality fields of the
+ * filter's conjunction (its $or left aside) that `usable` accepts, the one matching the most of
+ * them; a page (`paged`: a sort and a limit) prefers one that also gives the sort. Null when no
+ * index leads with such a field.
+ */
+export const chooseIndex = <K extends [string, number][]>(
+  indexes: readonly K[],
+  filter: Filter = {},
+  options: { sort?: SortSpec; paged?: boolean; usable?: (field: string) => boolean } = {},
+): K | null => {
+  const top = conjunct(filter);
+  const equal = new Set([...top.equal].filter(options.usable ?? (() => true)));
+  const flags = booleanFields(filter);
+  const sort = Object.entries(options.sort ?? {}) as [string, number][];
+  const fits = indexes
+    .map((keys) => ({ keys, ...serves(keys, equal, new Set(), sort) }))
+    .filter((fit) => fit.matched > 0)
+    // A flag (true/false) splits a collection in two at best: the other equalities it leads with narrow more.
+    .map((fit) => ({ ...fit, narrowing: fit.keys.slice(0, fit.matched).filter(([field]) => !flags.has(field)).length }));
+  const rank = (fit: (typeof fits)[number]) =>
+    options.paged && sort.length > 0 ? [Number(fit.sorted), fit.narrowing, fit.matched] : [fit.narrowing, fit.matched, Number(fit.sorted)];
+  fits.sort((a, b) => {
+    const [ra, rb] = [rank(a), rank(b)];
+    return rb[0] - ra[0] || rb[1] - ra[1] || rb[2] - ra[2];
+  });
+  return fits[0]?.keys ?? null;
 };
 
 /** The plan a MongoDB planner would find among `indexes` (each an IndexKeys, `_id` always indexed). */
