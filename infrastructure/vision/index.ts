@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { ImageDecodeError } from './decode.ts';
 import { DEFAULT_MIN_CONFIDENCE } from './detections.ts';
-import { readManifest, resolveModelDir, type ModelManifest } from './model-files.ts';
+import { classifierFile, readManifest, resolveModelDir, type ModelManifest } from './model-files.ts';
 import { CROP_MARGIN, ModelsUnavailableError, type BoundingBox, type Classification, type ClassifierView, type Detection, type ModelInfo, type SafetyVerdict, type VisionModels } from './port.ts';
 import { DEFAULT_SAFETY_THRESHOLD, safetyVerdict } from './safety.ts';
 import type { Reply, Task, TaskBody, WorkerData, WorkerKind } from './worker.ts';
@@ -62,6 +62,7 @@ class WorkerPool {
     private readonly kind: WorkerKind,
     private readonly size: number,
     private readonly modelDir: string,
+    private readonly classifierFile: string,
     private readonly timeoutMs: number,
     private readonly nice: number,
     private readonly module: URL,
@@ -96,7 +97,7 @@ class WorkerPool {
   }
 
   private spawn(): Slot {
-    const data: WorkerData = { kind: this.kind, modelDir: this.modelDir, nice: this.nice };
+    const data: WorkerData = { kind: this.kind, modelDir: this.modelDir, classifierFile: this.classifierFile, nice: this.nice };
     const worker = new Worker(this.module, { workerData: data, stdout: false, stderr: false });
     const slot: Slot = { worker, job: null };
     worker.on('message', (reply: Reply) => {
@@ -173,11 +174,11 @@ export function openVisionModels(options: VisionOptions = {}): VisionModels {
   const ready = (): ModelManifest => (manifest ??= readManifest(modelDir));
   const pool = async (kind: WorkerKind): Promise<WorkerPool> => {
     if (closed) throw new Error('vision models are closed');
-    ready();
+    const classifier = classifierFile(ready());
     const module = await workerModule();
     if (closed) throw new Error('vision models are closed');
     let p = pools.get(kind);
-    if (!p) pools.set(kind, (p = new WorkerPool(kind, threads, modelDir, timeoutMs, nice, module)));
+    if (!p) pools.set(kind, (p = new WorkerPool(kind, threads, modelDir, classifier, timeoutMs, nice, module)));
     return p;
   };
   const call = async <T>(task: TaskBody): Promise<T> => (await pool('inference')).run<T>(task);

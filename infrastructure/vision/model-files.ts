@@ -46,6 +46,13 @@ export function readManifest(dir: string): ModelManifest {
   return manifest;
 }
 
+/** The classification model's network: the ONNX file its manifest entry lists (the class names are a JSON beside it). */
+export function classifierFile(manifest: ModelManifest): string {
+  const file = manifest.models.find((m) => m.task === 'classification')?.files.find((f) => f.endsWith('.onnx'));
+  if (!file) throw new ModelsUnavailableError('the classification model in manifest.json lists no .onnx file (run `npm run models`)');
+  return file;
+}
+
 /** The photos the installation extracts from scikit-image's wheel for tests (null when not installed). */
 export function fixturePath(name: 'chelsea' | 'coffee' | 'astronaut' | 'horse', modelDir?: string): string | null {
   const p = join(resolveModelDir(modelDir), 'fixtures', `${name}.png`);

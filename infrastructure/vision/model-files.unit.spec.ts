@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MODELS_RECIPE, readManifest } from './model-files.ts';
+import { classifierFile, MODELS_RECIPE, readManifest, type ModelManifest } from './model-files.ts';
 import { ModelsUnavailableError } from './port.ts';
 
 const dirs: string[] = [];
@@ -37,5 +37,20 @@ describe('the model folder’s manifest', () => {
     expect(() => readManifest(dir)).toThrow(/model file c is missing/);
     writeFileSync(join(dir, 'c'), '');
     expect(readManifest(dir).recipe).toBe(MODELS_RECIPE);
+  });
+
+  it('takes the classifier network from the classification entry’s .onnx file, so a folder can carry another variant', () => {
+    const manifest = (files: string[]): ModelManifest => ({
+      recipe: MODELS_RECIPE,
+      files: {},
+      models: [
+        { task: 'safety', name: 's', version: '1', licence: 'x', source: 'y', files: ['safety/s.onnx'] },
+        { task: 'classification', name: 'c', version: '1', licence: 'x', source: 'y', files },
+        { task: 'detection', name: 'd', version: '1', licence: 'x', source: 'y', files: ['detection/d.onnx'] },
+      ],
+    });
+    expect(classifierFile(manifest(['classification/imagenet-classes.json', 'classification/efficientnet-lite0.onnx']))).toBe('classification/efficientnet-lite0.onnx');
+    expect(classifierFile(manifest(['classification/lite2-260.onnx', 'classification/imagenet-classes.json']))).toBe('classification/lite2-260.onnx');
+    expect(() => classifierFile(manifest(['classification/imagenet-classes.json']))).toThrow(ModelsUnavailableError);
   });
 });

@@ -15,7 +15,8 @@ import type { BoundingBox, Classification, ClassifierView, Detection } from './p
 
 /** Every worker runs every model, each loaded on its first task. */
 export type WorkerKind = 'inference';
-export type WorkerData = { kind: WorkerKind; modelDir: string; nice: number };
+/** `classifierFile`: the classification model's ONNX file in the manifest, relative to `modelDir`. */
+export type WorkerData = { kind: WorkerKind; modelDir: string; classifierFile: string; nice: number };
 export type Task =
   | { id: number; op: 'moderate'; image: Uint8Array }
   | { id: number; op: 'classify'; image: Uint8Array; topK: number }
@@ -26,7 +27,7 @@ export type Reply =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: { name: string; message: string } };
 
-const { modelDir, nice } = workerData as WorkerData;
+const { modelDir, classifierFile, nice } = workerData as WorkerData;
 
 /**
  * Inference is background work: this thread (and the threads the runtimes start from it, which
@@ -67,11 +68,21 @@ const safetyModel = once(async () => {
   return o.InferenceSession.create(join(modelDir, 'safety/open-nsfw.onnx'), sessionOptions);
 });
 
+/**
+ * The EfficientNet-Lite classifier (scripts/models/efficientnet_lite0_to_onnx.py): input NCHW RGB
+ * `(x − 127) / 128` at the square size the export fixed (224 for Lite0, 260 for Lite2), read from
+ * the model's own input shape.
+ */
 const classifierModel = once(async () => {
   const o = await onnx();
-  const session = await o.InferenceSession.create(join(modelDir, 'classification/efficientnet-lite0.onnx'), sessionOptions);
+  const session = await o.InferenceSession.create(join(modelDir, classifierFile), sessionOptions);
+  const input = session.inputMetadata[0];
+  const size = input?.isTensor ? input.shape[3] : undefined;
+  if (typeof size !== 'number' || !(size > 0) || (input.isTensor && input.shape[2] !== size)) {
+    throw new Error(`${classifierFile}: expected a square NCHW input of fixed size`);
+  }
   const classes = JSON.parse(readFileSync(join(modelDir, 'classification/imagenet-classes.json'), 'utf8')) as string[];
-  return { session, labels: classes.map((c) => c.split(',')[0].trim()) };
+  return { session, size, labels: classes.map((c) => c.split(',')[0].trim()) };
 });
 
 /**
@@ -102,18 +113,21 @@ async function moderate(image: Uint8Array) {
   return { sfw, nsfw };
 }
 
-/** EfficientNet-Lite0 on one 224 × 224 RGB input: class probabilities and the pooled features. */
+/** The classifier on one RGB input of its size (`classifierSize()`): class probabilities and the pooled features. */
 async function runClassifier(rgb: Buffer): Promise<{ p: Float32Array; features: Float32Array; labels: string[] }> {
   const o = await onnx();
-  const { session, labels } = await classifierModel();
-  const plane = 224 * 224;
+  const { session, size, labels } = await classifierModel();
+  const plane = size * size;
+  if (rgb.length !== plane * 3) throw new Error(`classifier input of ${rgb.length} bytes, expected ${size}² RGB`);
   const x = new Float32Array(3 * plane);
   for (let i = 0; i < plane; i++) {
     for (let c = 0; c < 3; c++) x[c * plane + i] = (rgb[i * 3 + c] - 127) / 128;
   }
-  const out = await session.run({ input: new o.Tensor('float32', x, [1, 3, 224, 224]) });
+  const out = await session.run({ input: new o.Tensor('float32', x, [1, 3, size, size]) });
   return { p: out.probabilities.data as Float32Array, features: out.features.data as Float32Array, labels };
 }
+
+const classifierSize = async (): Promise<number> => (await classifierModel()).size;
 
 const topClasses = (p: Float32Array, labels: string[], topK: number): Classification[] =>
   Array.from(p.keys()).sort((a, b) => p[b] - p[a]).slice(0, topK).map((index) => ({ label: labels[index], index, confidence: p[index] }));
@@ -125,12 +139,13 @@ const massOf = (p: Float32Array, range: { first: number; last: number }): number
 };
 
 async function classify(image: Uint8Array, topK: number): Promise<Classification[]> {
-  const { p, labels } = await runClassifier(await decodeRgb(image, 224, 224, 'cover'));
+  const size = await classifierSize();
+  const { p, labels } = await runClassifier(await decodeRgb(image, size, size, 'cover'));
   return topClasses(p, labels, topK);
 }
 
 async function examine(image: Uint8Array, regions: (BoundingBox | null)[], topK: number, margin: number): Promise<ClassifierView[]> {
-  const inputs = await decodeRegions(image, regions, 224, margin);
+  const inputs = await decodeRegions(image, regions, await classifierSize(), margin);
   const views: ClassifierView[] = [];
   for (const rgb of inputs) {
     const { p, features, labels } = await runClassifier(rgb);
