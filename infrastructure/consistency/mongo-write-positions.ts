@@ -91,7 +91,21 @@ export const mongoWritePositions = async (url: string, dbName?: string): Promise
     const settles = turn.settle;
     return new Promise<void>((resolve, reject) => settles.push((error) => (error === undefined ? resolve() : reject(error))));
   };
-  const raise = (accountId: string, fields: Record<string, Long>): Promise<void> => (atomicUpdates ? raiseInTurn(accountId, fields) : raiseOne(accountId, fields));
+  /**
+   * FerretDB: one update at a time per account from this process, since two at once (a vote's and
+   * an upload's, say) each read the document and the last to write it back drops the other's field.
+   */
+  const inFlight = new Map<string, Promise<void>>();
+  const raiseInOrder = (accountId: string, fields: Record<string, Long>): Promise<void> => {
+    const next = (inFlight.get(accountId) ?? Promise.resolve()).catch(() => undefined).then(() => raiseOne(accountId, fields));
+    inFlight.set(accountId, next);
+    const forget = () => {
+      if (inFlight.get(accountId) === next) inFlight.delete(accountId);
+    };
+    next.then(forget, forget);
+    return next;
+  };
+  const raise = (accountId: string, fields: Record<string, Long>): Promise<void> => (atomicUpdates ? raiseInTurn(accountId, fields) : raiseInOrder(accountId, fields));
 
   /** MongoDB: the lookups of every account asked for in one turn as one `$in` find (see id-batcher.ts); FerretDB scans for `$in`: one find each. */
   const lookUpTogether = idBatcher(async (ids) => new Map((await documents.find({ _id: { $in: ids } }).toArray()).map((doc) => [doc._id, doc])));
