@@ -9,6 +9,7 @@ import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
 import { randomId } from '../infrastructure/ids.ts';
 import type { Projection } from '../projectors/projection.ts';
 import { projectToHead } from '../projectors/runner.ts';
+import { mongoClient } from '../infrastructure/mongo-client.ts';
 
 export type VerifyReport = {
   projection: string;
@@ -44,6 +45,15 @@ export const openScratchStore = async (config: Pick<Config, 'mongoUrl'>): Promis
       dispose: async () => {
         await store.drop([...collections], []).catch(() => undefined);
         await store.close();
+        // The scratch database itself (its checkpoints, and what the drop left), so none piles up.
+        const client = mongoClient(config.mongoUrl as string);
+        try {
+          await client.db(dbName).dropDatabase();
+        } catch {
+          // Best effort: the server may be gone; the scratch database holds nothing live.
+        } finally {
+          await client.close();
+        }
       },
     };
   }

@@ -12,6 +12,7 @@ import { projections, projectionByName } from '../projectors/index.ts';
 import { projectToHead } from '../projectors/runner.ts';
 import { exportLines, importLines, ImportError } from '../runtime/event-transfer.ts';
 import { verifyInScratch } from '../runtime/verify.ts';
+import { mongoClient } from '../infrastructure/mongo-client.ts';
 import { ADMIN_KEY, startTestService, TEST_SECRETS_KEY, type TestService } from './service.ts';
 
 /**
@@ -117,6 +118,17 @@ describe('verified replay', () => {
     for (const projection of projections) {
       const report = await verifyInScratch(service.config, service.adapters.eventStore, service.adapters.readStore, projection);
       expect(report.identical, `${projection.name}: ${JSON.stringify(report.collections)}`).toBe(true);
+    }
+    // On MongoDB the scratch databases are dropped whole afterwards, not left behind empty.
+    if (service.config.mongoUrl) {
+      const client = mongoClient(service.config.mongoUrl);
+      try {
+        const { databases } = await client.db('admin').admin().listDatabases();
+        const live = new URL(service.config.mongoUrl).pathname.slice(1);
+        expect(databases.map((database) => database.name).filter((name) => name.startsWith(`${live}_verify_`))).toEqual([]);
+      } finally {
+        await client.close();
+      }
     }
   }, 120_000);
 
