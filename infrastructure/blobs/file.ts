@@ -26,15 +26,28 @@ export const fileBlobStore = (dir: string): BlobStore => {
       await madeDir();
       const target = path(key);
       const temporary = `${target}.${randomId(6)}.tmp`;
-      try {
-        await write(temporary, data);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !Buffer.isBuffer(data)) throw error;
-        made = null;
-        await madeDir();
-        await write(temporary, data);
+      /** A write again once the directory is made again, should it have been removed meanwhile. */
+      const inDir = async (writeOnce: () => Promise<unknown>, again: boolean) => {
+        try {
+          await writeOnce();
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !again) throw error;
+          made = null;
+          await madeDir();
+          await writeOnce();
+        }
+      };
+      // The bytes and the content type side by side (each file is an open, a write and a close in
+      // the thread pool), then the rename that makes the blob visible.
+      const written = await Promise.allSettled([
+        inDir(() => write(temporary, data), Buffer.isBuffer(data)),
+        inDir(() => writeFile(`${target}.type`, contentType), true),
+      ]);
+      const failed = written.find((result) => result.status === 'rejected');
+      if (failed) {
+        await rm(temporary, { force: true });
+        throw failed.reason;
       }
-      await writeFile(`${target}.type`, contentType);
       await rename(temporary, target);
       return { size: Buffer.isBuffer(data) ? data.length : (await stat(target)).size };
     },
