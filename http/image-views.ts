@@ -5,7 +5,7 @@ import { breedIn, REFERENCE_COLLECTIONS, type BreedDoc, type CategoryDoc, type C
 import { DEFAULT_LANGUAGE, type Language } from '../domain/reference-data/vocabulary.ts';
 import type { ImageSize } from '../domain/images/image.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { ReadStore } from '../infrastructure/read-store/port.ts';
+import type { Filter, ReadStore } from '../infrastructure/read-store/port.ts';
 import { publicBaseUrl } from './public-url.ts';
 
 /** Picks each record's translation (the query API's ServedLanguage; English where no language was negotiated). */
@@ -70,9 +70,15 @@ export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | und
     const accounts = unique(ownerOf.values());
     const filter = { account_id: accounts.length === 1 ? accounts[0] : { $in: accounts }, image_id: { $in: [...ownerOf.keys()] } };
     const theOwners = <T extends { account_id: string; image_id: string }>(docs: T[]) => docs.filter((doc) => ownerOf.get(doc.image_id) === doc.account_id);
+    // One account: its newest record per image where the store can pick it (the embedded store reads
+    // one per image, not every vote the account cast on it); several: each image's own owner's only.
+    const records = <T extends { account_id: string; image_id: string; id: number } & { _id: string }>(name: string, where: Filter) => {
+      const collection = readStore.collection<T>(name);
+      return accounts.length === 1 && collection.latestPer ? collection.latestPer(where, 'image_id', 'id') : collection.find(where);
+    };
     return Promise.all([
-      readStore.collection<VoteDoc>(Collections.votes).find(filter).then(theOwners).then(latestPerImage),
-      readStore.collection<FavouriteDoc>(Collections.favourites).find({ ...filter, deleted: false }).then(theOwners).then(latestPerImage),
+      records<VoteDoc & { _id: string }>(Collections.votes, filter).then(theOwners).then(latestPerImage),
+      records<FavouriteDoc & { _id: string }>(Collections.favourites, { ...filter, deleted: false }).then(theOwners).then(latestPerImage),
     ]);
   };
 

@@ -153,6 +153,8 @@ describe('the owner’s images and one image', () => {
     const first = await seedImage(service, lister.id, { original_filename: 'first.jpg', breed_ids: ['beng'], created_at: '2026-02-01T00:00:00.000Z' });
     const second = await seedImage(service, lister.id, { original_filename: 'second.png', created_at: '2026-02-02T00:00:00.000Z' });
     await seedImage(service, other.id, {});
+    // An older vote on the same image: the image shows the newest one.
+    expect((await service.request('POST', '/v1/votes', { key: lister.key, body: { image_id: first, value: 1, sub_id: 'earlier' } })).status).toBe(201);
     const vote = (await service.request('POST', '/v1/votes', { key: lister.key, body: { image_id: first, value: -1, sub_id: 's' } })).body;
     const favourite = (await service.request('POST', '/v1/favourites', { key: lister.key, body: { image_id: first } })).body;
     const list = await get('/v1/images', lister.key);

@@ -146,6 +146,31 @@ describe('embedded read store on SQLite indexes', () => {
     await store.close();
   });
 
+  it('reads the newest match per group, one document each, from the index', async () => {
+    const store = embeddedReadStore(join(dir, 'latest.db'));
+    const votes = store.collection<{ _id: string; id: number; account_id: string; image_id: string; value: number }>('votes');
+    await votes.createIndex({ account_id: 1, id: 1, _id: 1 });
+    await votes.createIndex({ account_id: 1, image_id: 1, id: 1, _id: 1 });
+    await votes.bulkWrite(
+      Array.from({ length: 300 }, (_, i) => ({
+        type: 'upsert' as const,
+        doc: { _id: `v${i}`, id: i, account_id: i % 2 ? 'a' : 'b', image_id: `img${i % 10}`, value: i },
+        position: BigInt(i + 1),
+      })),
+    );
+    const filter = { account_id: 'a', image_id: { $in: ['img1', 'img3', 'img4'] } };
+    const newest = await votes.latestPer!(filter, 'image_id', 'id');
+    // a's votes are the odd ids: img1 and img3 hold them (img4 only b's), the newest being 291 and 293.
+    expect(newest.map((doc) => [doc.image_id, doc.id]).sort()).toEqual([
+      ['img1', 291],
+      ['img3', 293],
+    ]);
+    // The same as keeping the highest of every match.
+    const all = await votes.find(filter);
+    expect(all).toHaveLength(60);
+    await store.close();
+  });
+
   it('treats a declared field that holds arrays element-wise, before and after it is declared', async () => {
     const store = embeddedReadStore(join(dir, `${randomUUID()}.db`));
     const images = store.collection('images');

@@ -293,6 +293,23 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     return n;
   }
 
+  async latestPer(filter: Filter, group: string, by: string): Promise<T[]> {
+    this.ready();
+    const where = this.where(filter);
+    if (!where.exact) {
+      const newest = new Map<unknown, T>();
+      for (const doc of await this.find(filter)) {
+        const key = getPath(doc, group);
+        const known = newest.get(key);
+        if (!known || (getPath(doc, by) as number) > (getPath(known, by) as number)) newest.set(key, doc);
+      }
+      return [...newest.values()];
+    }
+    // SQLite takes the other columns of a max() aggregate from the row that holds the maximum.
+    const sql = `SELECT body, max(${valueOf(by)}) AS latest FROM ${where.from} WHERE ${where.sql} GROUP BY ${valueOf(group)}`;
+    return (this.prepared(sql).all(...where.params) as { body: string }[]).map((row) => JSON.parse(row.body) as T);
+  }
+
   /**
    * Draws among the matching ids. A few draws (the default image search draws one) are read at
    * random offsets of the matches in index order, counted first (the count is usually the one the

@@ -84,6 +84,12 @@ export interface Collection<T extends Doc = Doc> {
   createIndex(keys: string | IndexKeys): Promise<void>;
   /** How the adapter runs `find(filter, options)` (see QueryPlan); adapters that cannot tell leave it out. */
   explain?(filter?: Filter, options?: FindOptions): Promise<QueryPlan>;
+  /**
+   * For each distinct value of `group` among the matches, the match with the highest `by` (the
+   * newest vote on each image): one document per group is read, however many match. Adapters that
+   * cannot leave it out; the caller then finds every match and keeps the highest itself.
+   */
+  latestPer?(filter: Filter, group: string, by: string): Promise<T[]>;
 }
 
 export interface ReadStore {
