@@ -75,6 +75,7 @@ export const seedImage = async (service: TestService, accountId: string, seed: S
     events.map((event) => ({ id: newEventId(), type: event.type, data: event.data as Record<string, unknown>, metadata })),
     { expectedRevision: 'no_stream' },
   );
-  await service.adapters.writePositions.record(accountId, result.position);
+  // Under its kind, as an upload records it: answers that embed the caller's images wait for it.
+  await service.adapters.writePositions.record(accountId, result.position, 'images');
   return imageId;
 };
