@@ -3,9 +3,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { Database, openSqlite } from '../sqlite.ts';
 import { countCache } from './count-cache.ts';
 import { getPath, matches, toRegex } from './filter.ts';
-import { equalityFields, fieldsOf, jsonPath, toSqlCondition, toSqlOrder, valueOf, type FieldKinds } from './sql-filter.ts';
+import { fieldsOf, jsonPath, toSqlCondition, toSqlOrder, valueOf, type FieldKinds } from './sql-filter.ts';
 import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, SortSpec, WriteOp } from './port.ts';
-import { chooseIndex } from './index-match.ts';
+import { chooseIndex, equalityFields } from './index-match.ts';
 
 /**
  * The embedded read store: every collection is a SQLite table of JSON documents, and every query
@@ -71,6 +71,7 @@ const tableOf = (collection: string): string => quoted(`rs:${collection}`);
 const tombstonesOf = (collection: string): string => quoted(`rs-deleted:${collection}`);
 
 type IndexEntries = [string, 1 | -1][];
+type NamedIndex = IndexEntries & { name: string };
 const entriesOf = (keys: string | IndexKeys): IndexEntries => (typeof keys === 'string' ? [[keys, 1]] : (Object.entries(keys) as IndexEntries));
 
 type Row = { id: string; body: string };
@@ -87,8 +88,8 @@ type Engine = {
   ensureTable: (collection: string) => void;
   declare: (collection: string, entries: IndexEntries) => void;
   kinds: (collection: string) => FieldKinds;
-  /** The collection's declared indexes, with the name each has in the file. */
-  indexesOf: (collection: string) => { name: string; entries: IndexEntries }[];
+  /** The collection's declared indexes (their entries), each with the name it has in the file. */
+  indexesOf: (collection: string) => readonly NamedIndex[];
   /** Records the declared fields of `doc` that hold an array (they are then queried element-wise). */
   noteArrays: (collection: string, doc: Doc) => void;
   /** Counts already made, kept right through this store's writes (count-cache.ts). */
@@ -153,11 +154,7 @@ class SqlCollection<T extends Doc> implements Collection<T> {
   private where(filter: Filter | undefined, order: { sort?: SortSpec; paged?: boolean } = {}): { sql: string; params: unknown[]; exact: boolean; from: string } {
     const kinds = this.engine.kinds(this.name);
     const condition = toSqlCondition(filter, kinds);
-    const chosen = chooseIndex(
-      this.engine.indexesOf(this.name).map((index) => Object.assign([...index.entries], { name: index.name })),
-      filter,
-      { ...order, usable: (field) => kinds.isScalar(field) },
-    );
+    const chosen = chooseIndex(this.engine.indexesOf(this.name), filter, { ...order, usable: (field) => kinds.isScalar(field) });
     return {
       sql: condition.sql || '1',
       params: condition.params,
@@ -468,6 +465,8 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
 
   /** Per collection: its declared indexes (by their keys' JSON), their fields, and those seen holding arrays. */
   const indexes = new Map<string, Map<string, IndexEntries>>();
+  /** The same with their names, kept per collection until an index is declared (every query chooses among them). */
+  const named = new Map<string, readonly NamedIndex[]>();
   const declaredFields = new Map<string, Set<string>>();
   const arrayFields = new Map<string, Set<string>>();
   const addTo = <V>(map: Map<string, Set<V>>, key: string, value: V) => {
@@ -480,6 +479,7 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
     let own = indexes.get(collection);
     if (!own) indexes.set(collection, (own = new Map()));
     own.set(keys, entries);
+    named.delete(collection);
     for (const [field] of entries) if (field !== '_id') addTo(declaredFields, collection, field);
   };
   const readArrayFields = () => {
@@ -613,7 +613,14 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
       checkpoints.set(row.name, BigInt(row.position));
     }
   };
-  const indexesOf = (collection: string) => [...(indexes.get(collection)?.values() ?? [])].map((entries) => ({ name: indexName(collection, entries), entries }));
+  const indexesOf = (collection: string): readonly NamedIndex[] => {
+    let list = named.get(collection);
+    if (!list) {
+      list = [...(indexes.get(collection)?.values() ?? [])].map((entries) => Object.assign([...entries], { name: indexName(collection, entries) }));
+      named.set(collection, list);
+    }
+    return list;
+  };
   const engine: Engine = { statement, beginWrite, ensureTable, declare, kinds, indexesOf, noteArrays, counts };
 
   // A file written by the earlier embedded store (one `documents` table, no indexes): moved over once.

@@ -24,6 +24,9 @@ const conjunct = (filter: Filter, into: Conjunct = { equal: new Set(), ranged: n
   return into;
 };
 
+/** The fields the filter's conjunction (its $or left aside) asks to equal a value or one of a list. */
+export const equalityFields = (filter: Filter = {}): string[] => [...conjunct(filter).equal];
+
 /** Fields the filter's conjunction asks to be true or false. */
 const booleanFields = (filter: Filter, into = new Set<string>()): Set<string> => {
   for (const [key, value] of Object.entries(filter)) {

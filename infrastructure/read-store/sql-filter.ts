@@ -192,21 +192,6 @@ export const toSqlOrder = (sort: SortSpec | undefined): string =>
     : '';
 
 /** The fields of a filter, at any depth ($or, $and): the ones an index could serve. */
-/**
- * The fields the filter asks to equal a value or one of a list (`{f: v}`, `{f: {$eq: v}}`,
- * `{f: {$in: […]}}`), at its top level and in its top-level $and: what an index prefix can match.
- */
-export const equalityFields = (filter: Filter | undefined): string[] => {
-  if (!filter) return [];
-  return Object.entries(filter).flatMap(([key, value]) => {
-    if (key === '$and') return (value as Filter[]).flatMap(equalityFields);
-    if (key.startsWith('$')) return [];
-    const operators = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : null;
-    if (operators === null) return [key];
-    return operators.length === 1 && (operators[0] === '$eq' || operators[0] === '$in') ? [key] : [];
-  });
-};
-
 export const fieldsOf = (filter: Filter | undefined): string[] => {
   if (!filter) return [];
   return Object.entries(filter).flatMap(([key, value]) => (key === '$or' || key === '$and' ? (value as Filter[]).flatMap(fieldsOf) : [key]));
