@@ -27,26 +27,18 @@ export type Scratch = { store: ReadStore; dispose: () => Promise<void> };
  * on the same server (`<db>_verify_<random>`), dropped afterwards. The live read models are only read.
  */
 export const openScratchStore = async (config: Pick<Config, 'mongoUrl'>): Promise<Scratch> => {
-  if (config.mongoUrl) {
-    const live = new URL(config.mongoUrl).pathname.slice(1) || 'animal_data';
+  const url = config.mongoUrl;
+  if (url) {
+    const live = new URL(url).pathname.slice(1) || 'animal_data';
     const dbName = `${live}_verify_${randomId(6).replace(/[^A-Za-z0-9]/g, 'x')}`;
     const { mongoReadStore } = await import('../infrastructure/read-store/mongo.ts');
-    const store = await mongoReadStore(config.mongoUrl, { dbName });
-    const collections = new Set<string>();
-    const tracked: ReadStore = {
-      ...store,
-      collection: (name) => {
-        collections.add(name);
-        return store.collection(name);
-      },
-    };
+    const store = await mongoReadStore(url, { dbName });
     return {
-      store: tracked,
+      store,
+      // The scratch database whole (collections and checkpoints), so none piles up.
       dispose: async () => {
-        await store.drop([...collections], []).catch(() => undefined);
         await store.close();
-        // The scratch database itself (its checkpoints, and what the drop left), so none piles up.
-        const client = mongoClient(config.mongoUrl as string);
+        const client = mongoClient(url);
         try {
           await client.db(dbName).dropDatabase();
         } catch {
