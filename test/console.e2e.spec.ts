@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, openChromiumPage } from './chromium.ts';
 import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
 
 /**
@@ -11,23 +11,11 @@ import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
  * stream with its point-in-time state, runs a verify to the end, and saves screenshots under
  * test-output/console/.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(process.cwd(), 'test-output', 'console');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let service: TestService;
-let context: BrowserContext;
 let page: Page;
-let profile: string;
+let closeBrowser: (() => Promise<void>) | undefined;
 let accountId: string;
 
 const api = async (path: string) => {
@@ -39,7 +27,7 @@ const api = async (path: string) => {
 const cells = (selector: string) =>
   page.$$eval(selector, (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent ?? '')));
 
-describe.skipIf(!existsSync(CHROMIUM))('operations console in chromium', () => {
+describe.skipIf(!hasChromium())('operations console in chromium', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     service = await startTestService({ referenceDataImport: false, webhookAllowPrivateTargets: true });
@@ -50,20 +38,12 @@ describe.skipIf(!existsSync(CHROMIUM))('operations console in chromium', () => {
     }
     expect((await service.request('POST', '/v1/webhooks', { key: account.api_key, body: { url: 'http://127.0.0.1:9/h', enabled_events: ['vote.created'] } })).status).toBe(201);
     await service.adapters.readStore.waitForCheckpoints(['votes', 'accounts', 'webhooks'], await service.adapters.eventStore.headPosition(), 10_000);
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1400, height: 1000 },
-    });
-    page = await context.newPage();
+    ({ page, close: closeBrowser } = await openChromiumPage({ width: 1400, height: 1000 }));
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await closeBrowser?.();
     await service?.dispose();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('refuses a wrong key and logs in with the admin key', async () => {

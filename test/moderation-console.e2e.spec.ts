@@ -1,12 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blobKeysFor, imageStream, type ImageLabel } from '../domain/images/image.ts';
 import { newEventId } from '../infrastructure/ids.ts';
 import { seedImage } from './image-fixtures.ts';
+import { hasChromium, openChromiumPage } from './chromium.ts';
 import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
 
 /**
@@ -17,14 +17,11 @@ import { ADMIN_KEY, startTestService, type TestService } from './service.ts';
  * message) through the admin API, checked against the API. Screenshots go to
  * test-output/moderation/ (not committed).
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(process.cwd(), 'test-output', 'moderation');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let service: TestService;
-let context: BrowserContext;
 let page: Page;
-let profile: string;
+let closeBrowser: (() => Promise<void>) | undefined;
 let owner: { key: string; id: string };
 const images: Record<'liked' | 'blurry' | 'unsafe' | 'held', string> = { liked: '', blurry: '', unsafe: '', held: '' };
 
@@ -51,7 +48,7 @@ const requestPublic = async (id: string, message: string) =>
 
 const cards = () => page.$$eval('#moderation-items article', (items) => items.map((item) => (item as unknown as { dataset: Record<string, string> }).dataset.image));
 
-describe.skipIf(!existsSync(CHROMIUM))('moderation page of the operations console in chromium', () => {
+describe.skipIf(!hasChromium())('moderation page of the operations console in chromium', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     service = await startTestService();
@@ -88,15 +85,12 @@ describe.skipIf(!existsSync(CHROMIUM))('moderation page of the operations consol
       { expectedRevision: 0n },
     );
     await service.adapters.readStore.waitForCheckpoints(['images'], await service.adapters.eventStore.headPosition(), 10_000);
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1400, height: 1100 } });
-    page = await context.newPage();
+    ({ page, close: closeBrowser } = await openChromiumPage({ width: 1400, height: 1100 }));
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await closeBrowser?.();
     await service?.dispose();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('lists the pending public requests with the photo, its boxes, labels, attribution and the requester’s message', async () => {
