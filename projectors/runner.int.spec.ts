@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { NewEvent } from '../infrastructure/event-store/port.ts';
 import { sqliteEventStore } from '../infrastructure/event-store/sqlite.ts';
 import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
-import type { Doc } from '../infrastructure/read-store/port.ts';
+import type { Doc, ReadStore } from '../infrastructure/read-store/port.ts';
 import type { Event } from '../domain/decider.ts';
 import { streamEvents } from '../domain/stream-events.ts';
 import { defineProjection } from './projection.ts';
@@ -33,6 +33,30 @@ const tallyProjection = defineProjection({
     if (Number(recorded.data.n) % 3 === 0) await tallies.delete(`n${Number(recorded.data.n) - 1}`, recorded.position);
   },
 });
+
+/**
+ * Six events projected through `seen` (the read store as the runner sees it), then the store loses
+ * what it had acknowledged (documents and checkpoint dropped) and `lose` says so in its own way;
+ * two more events follow. The live read model must then equal a replay, with all eight counted.
+ */
+const projectsAgainAfterLoss = async (eventStore: ReturnType<typeof sqliteEventStore>, readStore: ReadStore, seen: ReadStore, lose: () => void) => {
+  await eventStore.append('tally-1', Array.from({ length: 6 }, (_, i) => event(i + 1)));
+  const running = await startProjections(eventStore, seen, [tallyProjection], pino({ level: 'silent' }));
+  try {
+    expect(await readStore.waitForCheckpoints(['tally'], await eventStore.headPosition(), 5000)).toBe(true);
+    await readStore.drop(['tallies'], ['tally']);
+    lose();
+    await eventStore.append('tally-1', [event(7), event(8)]);
+    expect(await readStore.waitForCheckpoints(['tally'], await eventStore.headPosition(), 5000)).toBe(true);
+  } finally {
+    await running.stop();
+  }
+  const replay = embeddedReadStore();
+  await projectToHead(eventStore, replay, tallyProjection);
+  const live = await readStore.collection<Tally>('tallies').find({}, { sort: { _id: 1 } });
+  expect(live).toEqual(await replay.collection<Tally>('tallies').find({}, { sort: { _id: 1 } }));
+  expect(await readStore.collection<Tally>('tallies').get('total')).toEqual({ _id: 'total', count: 8, last: '8' });
+};
 
 describe('projection runner', () => {
   it('applies a batch through one unit of work and checkpoints after its writes; a failure retries the batch', async () => {
@@ -97,25 +121,12 @@ describe('projection runner', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    await eventStore.append('tally-1', Array.from({ length: 6 }, (_, i) => event(i + 1)));
-    const running = await startProjections(eventStore, flaky, [tallyProjection], pino({ level: 'silent' }));
-    try {
-      expect(await readStore.waitForCheckpoints(['tally'], await eventStore.headPosition(), 5000)).toBe(true);
-      // The server comes back without what it had acknowledged (its last writes never reached its
-      // disk): documents and checkpoint gone. The next batch's writes fail once, while it is down.
-      await readStore.drop(['tallies'], ['tally']);
+    // The server comes back without what it had acknowledged (its last writes never reached its
+    // disk): documents and checkpoint gone. The next batch's writes fail once, while it is down.
+    await projectsAgainAfterLoss(eventStore, readStore, flaky, () => {
       failNextWrite = true;
-      await eventStore.append('tally-1', [event(7), event(8)]);
-      expect(await readStore.waitForCheckpoints(['tally'], await eventStore.headPosition(), 5000)).toBe(true);
-    } finally {
-      await running.stop();
-    }
+    });
     expect(failNextWrite).toBe(false);
-    const replay = embeddedReadStore();
-    await projectToHead(eventStore, replay, tallyProjection);
-    const live = await readStore.collection<Tally>('tallies').find({}, { sort: { _id: 1 } });
-    expect(live).toEqual(await replay.collection<Tally>('tallies').find({}, { sort: { _id: 1 } }));
-    expect(await readStore.collection<Tally>('tallies').get('total')).toEqual({ _id: 'total', count: 8, last: '8' });
     await eventStore.close();
   });
 
@@ -132,22 +143,9 @@ describe('projection runner', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    await eventStore.append('tally-1', Array.from({ length: 6 }, (_, i) => event(i + 1)));
-    const running = await startProjections(eventStore, rolling, [tallyProjection], pino({ level: 'silent' }));
-    try {
-      expect(await readStore.waitForCheckpoints(['tally'], await eventStore.headPosition(), 5000)).toBe(true);
-      await readStore.drop(['tallies'], ['tally']);
+    await projectsAgainAfterLoss(eventStore, readStore, rolling, () => {
       rollbacks += 1;
-      await eventStore.append('tally-1', [event(7), event(8)]);
-      expect(await readStore.waitForCheckpoints(['tally'], await eventStore.headPosition(), 5000)).toBe(true);
-    } finally {
-      await running.stop();
-    }
-    const replay = embeddedReadStore();
-    await projectToHead(eventStore, replay, tallyProjection);
-    const live = await readStore.collection<Tally>('tallies').find({}, { sort: { _id: 1 } });
-    expect(live).toEqual(await replay.collection<Tally>('tallies').find({}, { sort: { _id: 1 } }));
-    expect(await readStore.collection<Tally>('tallies').get('total')).toEqual({ _id: 'total', count: 8, last: '8' });
+    });
     await eventStore.close();
   });
 
