@@ -85,6 +85,15 @@ const attemptRecords = async (eventStore: EventStore) =>
 const entriesOf = (records: Awaited<ReturnType<typeof attemptRecords>>): AttemptEntry[] =>
   records.flatMap((record) => (record.data as { attempts: AttemptEntry[] }).attempts);
 
+/** The delivery log's documents of these votes' deliveries to w1, once every one shows as succeeded. */
+const succeededInLog = (readStore: ReadStore, votes: RecordedEvent[]) => {
+  const log = readStore.collection<WebhookDeliveryDoc>(Collections.webhookDeliveries);
+  return waitUntil(async () => {
+    const found = await log.getMany(votes.map((vote) => deliveryIdFor(vote.id, 'w1')));
+    return found.size === votes.length && [...found.values()].every((doc) => doc.status === 'succeeded') && found;
+  }, 5000, 'every delivery in the log');
+};
+
 describe('webhook dispatcher (embedded adapters, real receiver)', () => {
   it('records attempts in attempt records (one event for many attempts), and sends nothing again when the bus hands the same events over again', async () => {
     const eventStore = sqliteEventStore(':memory:');
@@ -126,11 +135,7 @@ describe('webhook dispatcher (embedded adapters, real receiver)', () => {
       expect((await eventStore.readStream('webhook-w1')).map((recorded) => recorded.type)).toEqual(['WebhookEndpointRegistered']);
 
       // The delivery log shows each delivery with its attempt (projected from the records).
-      const log = readStore.collection<WebhookDeliveryDoc>(Collections.webhookDeliveries);
-      const docs = await waitUntil(async () => {
-        const found = await log.getMany(votes.map((vote) => deliveryIdFor(vote.id, 'w1')));
-        return found.size === votes.length && [...found.values()].every((doc) => doc.status === 'succeeded') && found;
-      }, 5000, 'every delivery in the log');
+      const docs = await succeededInLog(readStore, votes);
       const doc = docs.get(entries[0].delivery_id)!;
       expect(doc.attempts).toEqual([{ attempt: 1, started_at: entries[0].started_at, duration_ms: entries[0].duration_ms, status_code: 204, error: null, outcome: 'succeeded', signature: entries[0].signature }]);
 
@@ -200,11 +205,7 @@ describe('webhook dispatcher (embedded adapters, real receiver)', () => {
       expect(resent.filter((id) => recordedIds.has(id))).toEqual([]);
       // Every delivery reached the receiver at least once, and the log has each with one attempt.
       expect(new Set(receiver.received.map((request) => JSON.parse(request.body)._metadata.event_id))).toEqual(new Set(votes.map((vote) => vote.id)));
-      const log = readStore.collection<WebhookDeliveryDoc>(Collections.webhookDeliveries);
-      const docs = await waitUntil(async () => {
-        const found = await log.getMany(votes.map((vote) => deliveryIdFor(vote.id, 'w1')));
-        return found.size === votes.length && [...found.values()].every((doc) => doc.status === 'succeeded') && found;
-      }, 5000, 'every delivery in the log');
+      const docs = await succeededInLog(readStore, votes);
       expect([...docs.values()].every((doc) => doc.attempts.length === 1 && doc.attempts[0].attempt === 1)).toBe(true);
     } finally {
       await second.stop();
