@@ -11,6 +11,7 @@ import type { Config } from '../infrastructure/config.ts';
 import { imageSettingsOf } from '../http/image-settings.ts';
 import { unavailableError } from '../http/unavailable.ts';
 import { retryLater } from '../infrastructure/consistency/retry-later.ts';
+import { mongoUnreachable } from '../infrastructure/mongo-reachability.ts';
 import { createLogger } from '../infrastructure/logger.ts';
 import type { Logger } from 'pino';
 
@@ -84,12 +85,17 @@ export const untilKeyUsable = async (deps: CommandApiDeps, position: bigint | nu
  * background until the store is back, when read-your-writes holds again for the account.
  */
 const recordAfterWrite = async (deps: CommandApiDeps, what: string, record: () => Promise<void>): Promise<void> => {
+  const inBackground = (error: unknown) => {
+    deps.logger?.warn({ err: error, what }, 'write position not recorded (store out of reach); the write stands, retrying in the background');
+    retryLater(record, { onGiveUp: (last) => deps.logger?.error({ err: last, what }, 'write position still not recorded; giving up') });
+  };
+  // Already known lost: the answer does not wait out server selection first.
+  if (mongoUnreachable()) return inBackground('the database has been out of reach since before this write');
   try {
     await record();
   } catch (error) {
     if (!unavailableError(error)) throw error;
-    deps.logger?.warn({ err: error, what }, 'write position not recorded (store out of reach); the write stands, retrying in the background');
-    retryLater(record, { onGiveUp: (last) => deps.logger?.error({ err: last, what }, 'write position still not recorded; giving up') });
+    inBackground(error);
   }
 };
 

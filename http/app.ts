@@ -33,6 +33,7 @@ import { prettyTransport } from '../infrastructure/logger.ts';
 import { sharedSerializers } from './serializers.ts';
 import { markOptionalBodies, registerJsonBody } from './json-body.ts';
 import { registerOperationIds } from './operation-ids.ts';
+import { registerStoreReachability } from './unavailable.ts';
 
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -157,6 +158,7 @@ export const createHttpApp = async (options: HttpAppOptions): Promise<HttpApp> =
   await app.register(swaggerUi, { routePrefix: '/v1/docs', uiConfig: { deepLinking: true } });
 
   registerErrorHandling(app, allowedMethodsFinder(app.routeTable));
+  registerStoreReachability(app);
   registerAuth(app, options.auth);
   if (options.metrics) registerHttpMetrics(app, options.metrics);
 

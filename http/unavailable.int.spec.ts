@@ -1,9 +1,12 @@
+import { EventEmitter } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import Database from 'better-sqlite3';
 import { MongoBulkWriteError, MongoClient, MongoNetworkError } from 'mongodb';
 import { registerErrorHandling } from './errors.ts';
-import { STORAGE_FULL_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './unavailable.ts';
+import { registerStoreReachability, STORAGE_FULL_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './unavailable.ts';
+import { LOST_GRACE_MS, watchReachability } from '../infrastructure/mongo-reachability.ts';
 
 /**
  * Storage failing underneath a route, with the real errors: SQLite refusing a write because its file
@@ -67,5 +70,39 @@ describe('storage failures answer 503, not 500', () => {
     const response = await app.inject({ method: 'GET', url: '/bug' });
     expect(response.statusCode).toBe(500);
     expect(response.json()).toMatchObject({ code: 'internal_error' });
+  });
+});
+
+describe('a MongoDB already known lost: requests are answered 503 at once', () => {
+  const served = Fastify();
+  registerErrorHandling(served);
+  registerStoreReachability(served);
+  let handled = 0;
+  served.get('/v1/votes', async () => ({ handled: ++handled }));
+  served.get('/health', async () => ({ status: 'ok' }));
+  // The driver's SDAM events of a client that had its server and lost it.
+  const client = new EventEmitter();
+  watchReachability(client as unknown as MongoClient);
+  const server = (type: string) => client.emit('topologyDescriptionChanged', { newDescription: { servers: new Map([['127.0.0.1:27017', { type }]]) } });
+  afterAll(async () => {
+    client.emit('topologyClosed');
+    await served.close();
+  });
+
+  it('refuses with the envelope and Retry-After without running the route, serves /health, and serves again once the server is back', async () => {
+    server('Standalone');
+    expect((await served.inject({ method: 'GET', url: '/v1/votes' })).json()).toEqual({ handled: 1 });
+    server('Unknown');
+    // Within the grace a request still goes through (the driver's own re-check may bring the server back).
+    expect((await served.inject({ method: 'GET', url: '/v1/votes' })).statusCode).toBe(200);
+    await delay(LOST_GRACE_MS + 50);
+    const refused = await served.inject({ method: 'GET', url: '/v1/votes' });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe(String(STORE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+    expect(refused.json()).toMatchObject({ statusCode: 503, code: 'store_unavailable', path: '/v1/votes' });
+    expect(handled).toBe(2);
+    expect((await served.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    server('Standalone');
+    expect((await served.inject({ method: 'GET', url: '/v1/votes' })).json()).toEqual({ handled: 3 });
   });
 });

@@ -1,4 +1,6 @@
+import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
+import { mongoUnreachable } from '../infrastructure/mongo-reachability.ts';
 
 /** How long a client is asked to wait when a database cannot be reached. */
 export const STORE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
@@ -52,11 +54,28 @@ export const unavailableError = (error: unknown): DomainError | undefined => {
     if (FILE_BUSY.has(code)) {
       return new DomainError('store_unavailable', 'the event store is busy; nothing was written, try again', { retryAfterSeconds: 1 });
     }
-    if (typeof cause.name === 'string' && MONGO_UNREACHABLE.has(cause.name)) {
-      return new DomainError('store_unavailable', 'the database cannot be reached; try again shortly', {
-        retryAfterSeconds: STORE_UNAVAILABLE_RETRY_AFTER_SECONDS,
-      });
-    }
+    if (typeof cause.name === 'string' && MONGO_UNREACHABLE.has(cause.name)) return databaseUnreachable();
   }
   return undefined;
+};
+
+const databaseUnreachable = (): DomainError =>
+  new DomainError('store_unavailable', 'the database cannot be reached; try again shortly', { retryAfterSeconds: STORE_UNAVAILABLE_RETRY_AFTER_SECONDS });
+
+/** What answers without the database: the process's own health, readiness (which reports the store itself), metrics and API description. */
+const ANSWERS_WITHOUT_STORE = new Set(['/health', '/ready', '/metrics', '/v1/openapi.json']);
+
+/**
+ * While the process's MongoDB has been lost (infrastructure/mongo-reachability.ts), a request that
+ * needs it is answered 503 store_unavailable with Retry-After at once, before authentication: one
+ * request can make several database calls in a row, and each would otherwise wait out server
+ * selection (10 s) before failing. Nothing is written. With no MongoDB (the embedded adapters) this
+ * never refuses.
+ */
+export const registerStoreReachability = (app: FastifyInstance): void => {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions.url;
+    if (route === undefined || ANSWERS_WITHOUT_STORE.has(route) || route.startsWith('/v1/docs') || !mongoUnreachable()) return done();
+    done(databaseUnreachable());
+  });
 };

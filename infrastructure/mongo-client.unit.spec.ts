@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONNECT_TIMEOUT_MS, mongoClientOptions, SERVER_SELECTION_TIMEOUT_MS, SOCKET_TIMEOUT_MS } from './mongo-client.ts';
+import { CONNECT_TIMEOUT_MS, HEARTBEAT_FREQUENCY_MS, mongoClientOptions, SERVER_SELECTION_TIMEOUT_MS, SOCKET_TIMEOUT_MS } from './mongo-client.ts';
 
 describe('mongoClientOptions', () => {
   it('bounds server selection and silent sockets by default', () => {
@@ -7,6 +7,7 @@ describe('mongoClientOptions', () => {
       serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
       connectTimeoutMS: CONNECT_TIMEOUT_MS,
       socketTimeoutMS: SOCKET_TIMEOUT_MS,
+      heartbeatFrequencyMS: HEARTBEAT_FREQUENCY_MS,
     });
   });
 
@@ -14,8 +15,9 @@ describe('mongoClientOptions', () => {
     expect(mongoClientOptions('mongodb://a:1,b:2/db?replicaSet=rs0&socketTimeoutMS=5000')).toEqual({
       serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
       connectTimeoutMS: CONNECT_TIMEOUT_MS,
+      heartbeatFrequencyMS: HEARTBEAT_FREQUENCY_MS,
     });
-    expect(mongoClientOptions('mongodb://h/db?serverSelectionTimeoutMS=500&sockettimeoutms=1&connectTimeoutMS=2')).toEqual({});
+    expect(mongoClientOptions('mongodb://h/db?serverSelectionTimeoutMS=500&sockettimeoutms=1&connectTimeoutMS=2&heartbeatFrequencyMS=9000')).toEqual({});
   });
 });
 
