@@ -43,6 +43,7 @@ export const startProcessors = async (
           hooks.onFailure?.(processor.name);
           logger.error({ err: error, processor: processor.name, offset: message.offset }, 'processor failed; will retry');
         },
+        onCrash: (error) => logger.error({ err: error, processor: processor.name }, 'bus consumer crashed; replacing it'),
       }),
     );
   }

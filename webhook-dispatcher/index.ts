@@ -267,6 +267,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
         error instanceof EndpointsBehindError
           ? logger.warn({ offset: message.offset, position: error.position.toString() }, 'webhook endpoints not projected up to this batch yet; will retry')
           : logger.error({ err: error, offset: message.offset }, 'could not take webhook deliveries; will retry'),
+      onCrash: (error) => logger.error({ err: error, group: DISPATCHER_GROUP }, 'bus consumer crashed; replacing it'),
     }),
   );
   consumers.push(
@@ -288,6 +289,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
         }
       },
       onError: (error, message) => logger.error({ err: error, offset: message.offset }, 'webhook control message failed; will retry'),
+      onCrash: (error) => logger.error({ err: error, group: DISPATCHER_CONTROL_GROUP }, 'bus consumer crashed; replacing it'),
     }),
   );
   logger.info({ topics: mappedTopics(), allow_private_targets: options.allowPrivateTargets }, 'webhook dispatcher started');

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Kafka, logLevel, type Admin, type Batch, type EachBatchPayload, type Consumer as KafkaConsumer, type KafkaMessage, type Producer } from 'kafkajs';
 import { consumeHandler, type Broker, type ConsumeOptions, type Consumer, type IncomingMessage, type OutgoingMessage } from './port.ts';
+import { restartingConsumer } from './kafka-restart.ts';
 
 export type KafkaBusOptions = {
   brokers: string[];
@@ -42,7 +43,7 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
   const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
   await producer.connect();
   const knownTopics = new Set(await admin.listTopics());
-  const consumers = new Set<KafkaConsumer>();
+  const consumers = new Set<Consumer>();
   const namespace = options.namespace ? `${options.namespace}.` : '';
   const real = (topic: string) => `${namespace}${topic}`;
 
@@ -95,8 +96,10 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
     // flight, so kafkajs' default (5 s) made every graceful shutdown of an idle process take 5 s —
     // more than SHUTDOWN_TIMEOUT_MS allows once a few consumers stop one after another under load.
     // A message still comes back as soon as it is there: this only bounds the idle wait.
-    const consumer = kafka.consumer({ groupId: real(consumeOptions.group), sessionTimeout: 30_000, heartbeatInterval: 3_000, maxWaitTimeInMs: KAFKA_FETCH_MAX_WAIT_MS });
-    consumers.add(consumer);
+    const newConsumer = () =>
+      kafka.consumer({ groupId: real(consumeOptions.group), sessionTimeout: 30_000, heartbeatInterval: 3_000, maxWaitTimeInMs: KAFKA_FETCH_MAX_WAIT_MS });
+    /** The group's consumer of the moment: replaced when kafkajs gives up on one (kafka-restart.ts). */
+    let consumer: KafkaConsumer;
     let stopped = false;
 
     const aborted = (payload: EachBatchPayload): boolean => !payload.isRunning() || payload.isStale() || stopped;
@@ -199,20 +202,28 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
       }
     };
 
-    await consumer.connect();
-    for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      eachBatch: (payload) => (handler.kind === 'batch' ? eachChunk(payload, handler.handleBatch) : eachMessage(payload, handler.handle)),
+    const running = await restartingConsumer({
+      create: () => (consumer = newConsumer()),
+      run: async (started) => {
+        await started.connect();
+        for (const topic of topics) await started.subscribe({ topic, fromBeginning: true });
+        await started.run({
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          eachBatch: (payload) => (handler.kind === 'batch' ? eachChunk(payload, handler.handleBatch) : eachMessage(payload, handler.handle)),
+        });
+      },
+      onCrash: (error) => consumeOptions.onCrash?.(error),
     });
-    return {
+    const handle: Consumer = {
       stop: async () => {
         stopped = true;
-        await consumer.disconnect();
-        consumers.delete(consumer);
+        consumers.delete(handle);
+        await running.stop();
       },
     };
+    consumers.add(handle);
+    return handle;
   };
 
   /** Per group: end offsets of its topics' partitions minus its committed offsets (uncommitted: from the low watermark). */
@@ -240,8 +251,7 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
     consume,
     lag,
     async close() {
-      await Promise.all([...consumers].map((consumer) => consumer.disconnect()));
-      consumers.clear();
+      await Promise.all([...consumers].map((consumer) => consumer.stop()));
       await producer.disconnect();
       await admin.disconnect();
     },

@@ -27,7 +27,8 @@ export type IncomingMessage = OutgoingMessage & {
  *   of one key (`byKey` in `by-key.ts` does both). Offsets move past the whole batch once it
  *   resolved; if it throws, the whole batch is handed over again after the back-off. This saves
  *   one awaited handler call and one offset write per message.
- * `onError` gets the failing message (for a batch: its first message).
+ * `onError` gets the failing message (for a batch: its first message). `onCrash` hears of the
+ * consumer failing as a whole (Kafka: kafkajs gave up on it), which the adapter then replaces.
  */
 export type ConsumeOptions = {
   group: string;
@@ -35,6 +36,7 @@ export type ConsumeOptions = {
   handle?: (message: IncomingMessage) => Promise<void>;
   handleBatch?: (messages: IncomingMessage[]) => Promise<void>;
   onError?: (error: unknown, message: IncomingMessage) => void;
+  onCrash?: (error: unknown) => void;
 };
 
 /** `stop` lets the running handler finish and commits what was finished, then leaves the group. */
