@@ -72,25 +72,30 @@ const shuffle = <T>(items: T[], random: () => number): T[] => {
 
 /**
  * `limit` images drawn uniformly without repeats from the public images that match and the
- * caller's own that are not public (the search's scope), `total` of them in all. Each draw picks
- * the caller's own side with the chance its remaining share of the matches gives it, so every image
- * of either side is equally likely. The public side draws from the search entries
- * (fair-sample.ts) without reading the set; a side of at most twice the images it is to give (a
- * few hundred at most) is drawn by reading its matching ids, as is a draw fair-sample.ts reports
- * it cannot finish.
+ * caller's own that are not public (the search's scope), and `total`: how many match in all.
+ * The two sides are counted apart — the public side's count is one for every caller, the own
+ * side's one per account, each kept by the store's count cache — where a count of "public or
+ * own" would be one per account over the whole public side. Each draw picks the caller's own side
+ * with the chance its remaining share of the matches gives it, so every image of either side is
+ * equally likely. The public side draws from the search entries (fair-sample.ts) without reading
+ * the set; a side of at most twice the images it is to give (a few hundred at most) is drawn by
+ * reading its matching ids, as is a draw fair-sample.ts reports it cannot finish.
  */
 export const drawRandomImages = async (
   readStore: ReadStore,
-  input: { accountId: string; query: DrawQuery; total: number; limit: number; random?: () => number },
-): Promise<ImageDoc[]> => {
+  input: { accountId: string; query: DrawQuery; limit: number; random?: () => number },
+): Promise<{ total: number; images: ImageDoc[] }> => {
   const random = input.random ?? Math.random;
   const images = readStore.collection<ImageDoc>(Collections.images);
-  const ownFilter = await imageFilter(readStore, { account_id: input.accountId, public: false }, input.query);
-  const own = await images.count(ownFilter);
-  const open = Math.max(0, input.total - own);
+  const [ownFilter, publicFilter] = await Promise.all([
+    imageFilter(readStore, { account_id: input.accountId, public: false }, input.query),
+    imageFilter(readStore, { public: true }, input.query),
+  ]);
+  const [own, open] = await Promise.all([images.count(ownFilter), images.count(publicFilter)]);
+  const total = own + open;
   let fromOwn = 0;
   let fromPublic = 0;
-  for (let left = Math.min(input.limit, input.total); left > 0; left--) {
+  for (let left = Math.min(input.limit, total); left > 0; left--) {
     const remainingOwn = own - fromOwn;
     const remainingPublic = open - fromPublic;
     if (remainingOwn + remainingPublic <= 0) break;
@@ -99,12 +104,11 @@ export const drawRandomImages = async (
   }
   const drawn: ImageDoc[] = fromOwn > 0 ? await images.sample(ownFilter, fromOwn) : [];
   if (fromPublic > 0) {
-    const publicFilter = await imageFilter(readStore, { public: true }, input.query);
     const ids = open > 2 * fromPublic ? await drawFromEntries(readStore, input.query, fromPublic, random) : null;
     if (ids) {
       const found = await images.getMany(ids);
       drawn.push(...ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : [])));
     } else drawn.push(...(await images.sample(publicFilter, fromPublic)));
   }
-  return shuffle(drawn, random);
+  return { total, images: shuffle(drawn, random) };
 };

@@ -59,9 +59,9 @@ export const imageQueryRoutes =
         let docs: ImageDoc[];
         if ((normaliseOrder(query.order) ?? 'RANDOM') === 'RANDOM' && drawsFromEntries(query)) {
           // Random images drawn fairly from the whole catalogue without reading it (random-images.ts).
-          const total = await images().count(filter);
-          setPaginationHeaders(reply, total, query.page, limit);
-          docs = await drawRandomImages(deps.readStore, { accountId: account.id, query, total, limit });
+          const drawn = await drawRandomImages(deps.readStore, { accountId: account.id, query, limit });
+          setPaginationHeaders(reply, drawn.total, query.page, limit);
+          docs = drawn.images;
         } else docs = await pageStyleA(reply, images(), filter, { ...query, limit }, { sortField: sortFieldOf(query.order_by), defaultOrder: 'RANDOM' });
         const language = ServedLanguage.of(request);
         const rendered = await views.render(request, docs, {
