@@ -29,7 +29,8 @@ const backOffMs = (failures: number): number => Math.min(5000, 50 * 2 ** Math.mi
  * that redelivers them — at-least-once. `handleBatch` gets the batch in chunks of at most
  * MAX_HANDLE_BATCH, one commit per chunk after the handler resolved. A failing handler is retried
  * with back-off while the consumer keeps heartbeating, so long work does not cost the group
- * membership.
+ * membership. A consumer kafkajs gives up on (a crash it does not restart from) is replaced by a
+ * new one of the group (kafka-restart.ts).
  */
 export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
   const kafka = new Kafka({
