@@ -9,7 +9,6 @@ import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
 import { randomId } from '../infrastructure/ids.ts';
 import type { Projection } from '../projectors/projection.ts';
 import { projectToHead } from '../projectors/runner.ts';
-import { mongoClient } from '../infrastructure/mongo-client.ts';
 
 export type VerifyReport = {
   projection: string;
@@ -31,7 +30,8 @@ export const openScratchStore = async (config: Pick<Config, 'mongoUrl'>): Promis
   if (url) {
     const live = new URL(url).pathname.slice(1) || 'animal_data';
     const dbName = `${live}_verify_${randomId(6).replace(/[^A-Za-z0-9]/g, 'x')}`;
-    const { mongoReadStore } = await import('../infrastructure/read-store/mongo.ts');
+    // Loaded here, not at the top: a process on the embedded adapters never loads the MongoDB driver.
+    const [{ mongoReadStore }, { mongoClient }] = await Promise.all([import('../infrastructure/read-store/mongo.ts'), import('../infrastructure/mongo-client.ts')]);
     const store = await mongoReadStore(url, { dbName });
     return {
       store,
