@@ -53,7 +53,6 @@ export const imageQueryRoutes =
         // account's end-user ids are never shown, nor matched: no oracle for guessing them).
         const visible = query.sub_id !== undefined ? { account_id: account.id } : { $or: [{ public: true }, { account_id: account.id }] };
         const scope = query.account_id !== undefined ? { $and: [{ account_id: query.account_id }, visible] } : visible;
-        const filter = await imageFilter(deps.readStore, scope, query);
         // Pages of up to 100 with the premium feature, 25 without (a larger limit is served as 25: Pagination-Limit says so).
         const limit = account.features.has('premium') ? query.limit : Math.min(query.limit, BASIC_SEARCH_LIMIT);
         let docs: ImageDoc[];
@@ -62,7 +61,10 @@ export const imageQueryRoutes =
           const drawn = await drawRandomImages(deps.readStore, { accountId: account.id, query, limit });
           setPaginationHeaders(reply, drawn.total, query.page, limit);
           docs = drawn.images;
-        } else docs = await pageStyleA(reply, images(), filter, { ...query, limit }, { sortField: sortFieldOf(query.order_by), defaultOrder: 'RANDOM' });
+        } else {
+          const filter = await imageFilter(deps.readStore, scope, query);
+          docs = await pageStyleA(reply, images(), filter, { ...query, limit }, { sortField: sortFieldOf(query.order_by), defaultOrder: 'RANDOM' });
+        }
         const language = ServedLanguage.of(request);
         const rendered = await views.render(request, docs, {
           size: query.size,
