@@ -12,6 +12,14 @@ declare module 'fastify' {
      */
     dependsOn?: readonly WriteKind[];
   }
+  interface FastifyRequest {
+    /**
+     * The position the read-your-writes wait reached for this request (the caller's last write the
+     * route depends on, once the projections passed it); null when there was nothing to wait for
+     * or the wait timed out. Caches shared over callers serve this request only what is that new.
+     */
+    readPosition: bigint | null;
+  }
 }
 
 export type ReadYourWritesOptions = {
@@ -67,6 +75,7 @@ export const awaitOwnWrites = async (
  * in `X-Consistency: stale`.
  */
 export const registerReadYourWrites = (app: FastifyInstance, options: ReadYourWritesOptions): void => {
+  if (!app.hasRequestDecorator('readPosition')) app.decorateRequest('readPosition', null);
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'GET' || !request.account) return;
     const dependsOn = request.routeOptions.config.dependsOn;
@@ -74,7 +83,8 @@ export const registerReadYourWrites = (app: FastifyInstance, options: ReadYourWr
     const position = dependedOnWrite(await positionsOf(request, request.account.id, options.writePositions), dependsOn);
     if (position === null) return;
     const caughtUp = await options.readStore.waitForCheckpoints(options.projections, position, options.timeoutMs);
-    if (!caughtUp) reply.header('X-Consistency', 'stale');
+    if (caughtUp) request.readPosition = position;
+    else reply.header('X-Consistency', 'stale');
   });
 };
 

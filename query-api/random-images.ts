@@ -2,11 +2,22 @@ import type { ImageFilterQuery } from '../contracts/image-queries.ts';
 import { queryBoolean } from '../contracts/common.ts';
 import { Collections, type ImageDoc, type ImageSearchEntryDoc } from '../contracts/read-models.ts';
 import { commaList } from '../http/paging.ts';
-import type { Filter, ReadStore } from '../infrastructure/read-store/port.ts';
+import type { CountOptions, Filter, ReadStore } from '../infrastructure/read-store/port.ts';
 import { drawFairly } from './fair-sample.ts';
 import { formatOf, imageFilter } from './image-filters.ts';
 
 type DrawQuery = Partial<ImageFilterQuery>;
+/**
+ * How old the public side's counts may be (the public images matching, the search entries of a
+ * key): one count for every caller, which a store without a count cache (MongoDB) would otherwise
+ * walk over every public image on every search. The caller's own side is always counted afresh.
+ */
+export const PUBLIC_COUNT_MAX_AGE_MS = 1_000;
+/**
+ * The public side's counts: shared for PUBLIC_COUNT_MAX_AGE_MS, but never one begun before the
+ * images projection passed the caller's own last write (`seenWrite`, read-your-writes).
+ */
+const publicCount = (seenWrite: bigint | null | undefined): CountOptions => ({ maxAgeMs: PUBLIC_COUNT_MAX_AGE_MS, projection: 'images', atLeast: seenWrite ?? null });
 /** The search's filters the random draw serves from the search entries (entryFilterOf). */
 const ENTRY_FILTERS = new Set(['breed_ids', 'breed_id', 'species_id', 'has_breeds', 'category_ids', 'mime_types']);
 /** What a search takes besides filters (paging, rendering). */
@@ -49,11 +60,17 @@ export const entryFilterOf = (query: DrawQuery): { filter: Filter; copiesOf: (en
  * the entries of the query's key are counted (an index range count), then read a bucket of random
  * keys at a time. Null when the draw could not finish (the caller then reads the matching ids).
  */
-export const drawFromEntries = async (readStore: ReadStore, query: DrawQuery, want: number, random: () => number): Promise<string[] | null> => {
+export const drawFromEntries = async (
+  readStore: ReadStore,
+  query: DrawQuery,
+  want: number,
+  random: () => number,
+  seenWrite: bigint | null = null,
+): Promise<string[] | null> => {
   const entries = readStore.collection<ImageSearchEntryDoc>(Collections.imageSearchEntries);
   const { filter, copiesOf } = entryFilterOf(query);
   const result = await drawFairly({
-    total: await entries.count(filter),
+    total: await entries.count(filter, publicCount(seenWrite)),
     want,
     random,
     readBucket: async (low, high, max) =>
@@ -73,9 +90,9 @@ const shuffle = <T>(items: T[], random: () => number): T[] => {
 /**
  * `limit` images drawn uniformly without repeats from the public images that match and the
  * caller's own that are not public (the search's scope), and `total`: how many match in all.
- * The two sides are counted apart — the public side's count is one for every caller, the own
- * side's one per account, each kept by the store's count cache — where a count of "public or
- * own" would be one per account over the whole public side. Each draw picks the caller's own side
+ * The two sides are counted apart — the public side's count is one for every caller (up to
+ * PUBLIC_COUNT_MAX_AGE_MS old where the store keeps no exact count), the own side's one per
+ * account — where a count of "public or own" would be one per account over the whole public side. Each draw picks the caller's own side
  * with the chance its remaining share of the matches gives it, so every image of either side is
  * equally likely. The public side draws from the search entries (fair-sample.ts) without reading
  * the set; a side of at most twice the images it is to give (a few hundred at most) is drawn by
@@ -83,7 +100,7 @@ const shuffle = <T>(items: T[], random: () => number): T[] => {
  */
 export const drawRandomImages = async (
   readStore: ReadStore,
-  input: { accountId: string; query: DrawQuery; limit: number; random?: () => number },
+  input: { accountId: string; query: DrawQuery; limit: number; random?: () => number; seenWrite?: bigint | null },
 ): Promise<{ total: number; images: ImageDoc[] }> => {
   const random = input.random ?? Math.random;
   const images = readStore.collection<ImageDoc>(Collections.images);
@@ -91,7 +108,7 @@ export const drawRandomImages = async (
     imageFilter(readStore, { account_id: input.accountId, public: false }, input.query),
     imageFilter(readStore, { public: true }, input.query),
   ]);
-  const [own, open] = await Promise.all([images.count(ownFilter), images.count(publicFilter)]);
+  const [own, open] = await Promise.all([images.count(ownFilter), images.count(publicFilter, publicCount(input.seenWrite))]);
   const total = own + open;
   let fromOwn = 0;
   let fromPublic = 0;
@@ -104,7 +121,7 @@ export const drawRandomImages = async (
   }
   const drawn: ImageDoc[] = fromOwn > 0 ? await images.sample(ownFilter, fromOwn) : [];
   if (fromPublic > 0) {
-    const ids = open > 2 * fromPublic ? await drawFromEntries(readStore, input.query, fromPublic, random) : null;
+    const ids = open > 2 * fromPublic ? await drawFromEntries(readStore, input.query, fromPublic, random, input.seenWrite ?? null) : null;
     if (ids) {
       const found = await images.getMany(ids);
       drawn.push(...ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : [])));

@@ -13,7 +13,8 @@ import { mongoClient } from '../mongo-client.ts';
 import { freshReads } from '../coalesce.ts';
 import { planByIndexes, planStages } from './index-match.ts';
 import { idBatcher } from './id-batcher.ts';
-import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
+import type { Collection, CountOptions, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
+import { recentCounts } from './recent-counts.ts';
 
 /**
  * Read models on MongoDB (or a Mongo-wire server such as FerretDB): no transactions, change
@@ -221,6 +222,10 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     private readonly server: Server,
     /** Null on FerretDB, which answers `$in` by scanning the collection (see getMany). */
     private readonly byIds: ByIds | null,
+    /** The store's counts callers accept somewhat old (count's maxAgeMs). */
+    private readonly recent: ReturnType<typeof recentCounts>,
+    /** The highest checkpoint of a projection this process has seen (see ReadStore.knownCheckpoint). */
+    private readonly known: (projection: string) => bigint | null,
   ) {}
 
   private get collection() {
@@ -294,8 +299,11 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     );
   }
 
-  async count(filter?: Filter): Promise<number> {
-    return this.collection.countDocuments(this.live(filter));
+  async count(filter?: Filter, options: CountOptions = {}): Promise<number> {
+    const walk = () => this.collection.countDocuments(this.live(filter));
+    if (!options.maxAgeMs) return walk();
+    const seen = options.projection ? this.known(options.projection) : null;
+    return this.recent(`${this.name}\u0000${JSON.stringify(filter ?? {})}`, { maxAgeMs: options.maxAgeMs, seen, atLeast: options.atLeast }, walk);
   }
 
   async sample(filter: Filter, size: number): Promise<T[]> {
@@ -554,6 +562,7 @@ export const mongoReadStore = async (url: string, options: MongoReadStoreOptions
   const server: Server = { ferret: await isFerret(db), slot: limiter(FERRET_COMMANDS_IN_FLIGHT) };
   const checkpoints = db.collection<CheckpointDoc>('_checkpoints');
   const watcher = checkpointWatcher(checkpoints, db.collection<StoredDoc>('_checkpoints'), options.pollIntervalMs ?? 10, server);
+  const recent = recentCounts();
   const byIds = new Map<string, ByIds>();
   const byIdsFor = (name: string): ByIds | null => {
     if (server.ferret) return null;
@@ -572,7 +581,7 @@ export const mongoReadStore = async (url: string, options: MongoReadStoreOptions
   });
 
   return {
-    collection: <T extends Doc>(name: string) => new MongoCollection<T>(db, name, server, byIdsFor(name)),
+    collection: <T extends Doc>(name: string) => new MongoCollection<T>(db, name, server, byIdsFor(name), recent, watcher.known),
     getCheckpoint,
     knownCheckpoint: watcher.known,
     setCheckpoint: watcher.set,

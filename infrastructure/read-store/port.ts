@@ -26,6 +26,13 @@ export type SortSpec = Record<string, 1 | -1>;
 export type FindOptions = { sort?: SortSpec; skip?: number; limit?: number };
 
 /**
+ * `maxAgeMs`: the caller accepts a count made up to that long ago, provided the store had seen
+ * `projection` (the one that writes the collection) reach `atLeast` when the count began — the
+ * position the caller's read-your-writes wait reached (FastifyRequest.readPosition), if any.
+ */
+export type CountOptions = { maxAgeMs?: number; projection?: string; atLeast?: bigint | null };
+
+/**
  * The keys of a compound index, in order, as MongoDB spells them: `{ account_id: 1, id: 1, _id: 1 }`.
  * A list query is served by an index whose keys are its equality fields, then its sort fields (in
  * the sort's directions or all reversed), so it reads only the page it answers.
@@ -62,7 +69,12 @@ export interface Collection<T extends Doc = Doc> {
    */
   getMany(ids: readonly string[]): Promise<Map<string, T>>;
   find(filter?: Filter, options?: FindOptions): Promise<T[]>;
-  count(filter?: Filter): Promise<number>;
+  /**
+   * How many match. With `maxAgeMs` (CountOptions) the caller accepts a count shared over many
+   * requests, such as the random search's count of every public image. Adapters whose counts are
+   * kept exact without a walk (the embedded store's count cache) always answer the current count.
+   */
+  count(filter?: Filter, options?: CountOptions): Promise<number>;
   /** Up to `size` documents drawn at random from those matching. */
   sample(filter: Filter, size: number): Promise<T[]>;
   /** Inserts or replaces the document unless it already reflects `position`. True if written. */

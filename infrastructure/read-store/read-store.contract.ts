@@ -82,6 +82,16 @@ export const readStoreContract = (adapterName: string, makeStore: () => Promise<
       expect(await pets.count({ 'owner.id': 'o2' })).toBe(0);
     });
 
+    it('answers a shared count (maxAgeMs) no older than the projection position the caller must see', async () => {
+      const pets = store.collection<Pet>(name);
+      const shared = { maxAgeMs: 60_000, projection: `projection_${name}` };
+      expect(await pets.count({}, shared)).toBe(5);
+      await pets.upsert({ _id: 'f', name: 'Fig', age: 2, tags: [], owner: { id: 'o1' }, born: '2024-06-01T00:00:00.000Z' }, 10n);
+      await store.setCheckpoint(shared.projection, 10n);
+      expect(await pets.count({}, { ...shared, atLeast: 10n })).toBe(6);
+      expect(await pets.count()).toBe(6);
+    });
+
     it('pages a sorted $or, at the top or inside $and, without repeating a document both sides match', async () => {
       const pets = store.collection<Pet>(name);
       const either = { $or: [{ 'owner.id': 'o1' }, { age: { $gte: 7 } }] };

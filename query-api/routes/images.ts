@@ -58,7 +58,7 @@ export const imageQueryRoutes =
         let docs: ImageDoc[];
         if ((normaliseOrder(query.order) ?? 'RANDOM') === 'RANDOM' && drawsFromEntries(query)) {
           // Random images drawn fairly from the whole catalogue without reading it (random-images.ts).
-          const drawn = await drawRandomImages(deps.readStore, { accountId: account.id, query, limit });
+          const drawn = await drawRandomImages(deps.readStore, { accountId: account.id, query, limit, seenWrite: request.readPosition });
           setPaginationHeaders(reply, drawn.total, query.page, limit);
           docs = drawn.images;
         } else {
