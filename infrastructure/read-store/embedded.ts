@@ -302,9 +302,13 @@ class SqlCollection<T extends Doc> implements Collection<T> {
       }
       return [...newest.values()];
     }
-    // SQLite takes the other columns of a max() aggregate from the row that holds the maximum.
-    const sql = `SELECT body, max(${valueOf(by)}) AS latest FROM ${where.from} WHERE ${where.sql} GROUP BY ${valueOf(group)}`;
-    return (this.prepared(sql).all(...where.params) as { body: string }[]).map((row) => JSON.parse(row.body) as T);
+    // SQLite takes the other columns of a max() aggregate from the row that holds the maximum. Only
+    // the id is taken: the index holds it (and the grouped and compared fields), so the groups are
+    // read from the index alone and only the newest document of each is read from the table — on
+    // grown data those are scattered, one page each (ten images with ten votes each: 10 pages, not 100).
+    const sql = `SELECT id, max(${valueOf(by)}) AS latest FROM ${where.from} WHERE ${where.sql} GROUP BY ${valueOf(group)}`;
+    const ids = (this.prepared(sql).all(...where.params) as { id: string }[]).map((row) => row.id);
+    return [...(await this.getMany(ids)).values()];
   }
 
   /**
