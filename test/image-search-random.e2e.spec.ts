@@ -13,6 +13,8 @@ import { waitUntil } from './webhook-receiver.ts';
  */
 let service: TestService;
 let searcher: { key: string; id: string };
+/** The account whose approved photos make the public catalogue. */
+let posterKey: string;
 const catalogue: Record<string, string[]> = { abys: [], beng: [], beagle: [], none: [] };
 let mine: string;
 let lastSeen = '';
@@ -28,6 +30,7 @@ const idsOf = (images: Found[]) => images.map((image) => image.id);
 beforeAll(async () => {
   service = await startTestService();
   const poster = await service.createAccount();
+  posterKey = poster.api_key;
   const created = await service.createAccount();
   searcher = { key: created.api_key, id: created.account_id };
   const photo = async (group: string, seed: SeedImage) => {
@@ -136,5 +139,17 @@ describe('random image search over the catalogue', () => {
     expect((await service.request('DELETE', `/v1/images/${mine}`, { key: searcher.key })).status).toBe(200);
     for (let i = 0; i < 5; i++) expect(idsOf((await search('breed_ids=abys&limit=9')).body)).not.toContain(mine);
     expect((await search('breed_ids=abys&limit=9')).headers.get('pagination-count')).toBe('8');
+  });
+
+  it("counts the caller's own deletion of a public image in its next search, whatever count others share", async () => {
+    const key = posterKey;
+    // A search just before (the shared public count is now a few milliseconds old)...
+    expect((await search('breed_ids=abys&limit=9', key)).headers.get('pagination-count')).toBe('8');
+    const gone = catalogue.abys.shift() as string;
+    expect((await service.request('DELETE', `/v1/images/${gone}`, { key })).status).toBe(200);
+    // ...is not what the deleting caller is answered with.
+    const after = await search('breed_ids=abys&limit=9', key);
+    expect(after.headers.get('pagination-count')).toBe('7');
+    expect(idsOf(after.body)).not.toContain(gone);
   });
 });
