@@ -22,6 +22,8 @@ export type ImageCommandSettings = {
   uploadQuota: number;
   /** upload-sync answers 503 analysis_unavailable after this long. */
   syncTimeoutMs: number;
+  /** The memory upload bodies may take at once (http/upload-budget.ts); unset: 160 MiB. */
+  uploadMemoryBudgetBytes?: number;
   /** PUBLIC_BASE_URL, else each request's origin. */
   publicBaseUrl?: string;
 };

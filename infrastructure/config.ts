@@ -56,6 +56,8 @@ export type Config = {
   imageUploadQuota: number;
   /** UPLOAD_SYNC_TIMEOUT_MS: how long POST /images/upload-sync waits for the analysis before 503 analysis_unavailable (default 30 s). */
   uploadSyncTimeoutMs: number;
+  /** UPLOAD_MEMORY_BUDGET_MB: memory image upload bodies may take at once while received and decoded (default 160; see http/upload-budget.ts). */
+  uploadMemoryBudgetMb: number;
   /** PUBLIC_BASE_URL: the origin image `url`s start with (e.g. https://api.example.com); unset = the request's own origin. */
   publicBaseUrl: string | undefined;
   /** AUTH_FAILURES_PER_MINUTE: refused keys per client address per minute before 429 (http/auth-failures.ts). */
@@ -197,6 +199,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000, 500, 300_000),
     imageUploadQuota: integer(env, 'IMAGE_UPLOAD_QUOTA', 1000, 0, 10_000_000),
     uploadSyncTimeoutMs: integer(env, 'UPLOAD_SYNC_TIMEOUT_MS', 30_000, 100, 300_000),
+    uploadMemoryBudgetMb: integer(env, 'UPLOAD_MEMORY_BUDGET_MB', 160, 1, 65_536),
     publicBaseUrl: publicBaseUrl(env),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000_000),
     trustProxy: trustProxy(env),

@@ -160,6 +160,33 @@ describe('bounded memory under hostile uploads', () => {
     expect(peak - baseline, `RSS grew by ${((peak - baseline) / MiB).toFixed(0)} MiB`).toBeLessThan(MAX_RSS_GROWTH);
   });
 
+  it('stays bounded while eight 20 MB photos arrive at once as base64 JSON, refusing what does not fit with 503 media_busy', { timeout: 180_000 }, async (context) => {
+    if (!('/v1/images/upload' in paths)) context.skip('POST /v1/images/upload does not exist yet');
+    // 20 MB of bytes behind a JPEG signature (refused once read: what is measured is receiving them).
+    const bytes = Buffer.alloc(20 * 1000 * 1000, 7);
+    bytes.set([0xff, 0xd8, 0xff, 0xe0], 0);
+    const body = JSON.stringify({ type: 'base64', image: bytes.toString('base64') });
+    const send = () =>
+      fetch(`${service.url}/v1/images/upload`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body }).then(async (response) => ({
+        status: response.status,
+        code: ((await response.json()) as { code?: string }).code,
+        retryAfter: response.headers.get('retry-after'),
+      }));
+    const { result, baseline, peak } = await measure(() => Promise.all(Array.from({ length: 8 }, send)));
+    const busy = result.filter((answer) => answer.status === 503);
+    figures.push(
+      `8 × 20 MB base64 photos at once → ${result.map((answer) => answer.status).join(',')}, RSS +${((peak - baseline) / MiB).toFixed(0)} MiB`,
+    );
+    expect(peak - baseline, `RSS grew by ${((peak - baseline) / MiB).toFixed(0)} MiB`).toBeLessThan(MAX_RSS_GROWTH);
+    // At least one was read through (and refused for its bytes); the ones that did not fit were told to come back.
+    expect(result.some((answer) => answer.status !== 503 && answer.status < 500)).toBe(true);
+    for (const answer of busy) expect(answer).toMatchObject({ code: 'media_busy', retryAfter: '2' });
+    // Once they are answered, the budget is free again.
+    const again = await send();
+    expect(again.status).not.toBe(503);
+    expect(again.status).toBeLessThan(500);
+  });
+
   it('stays bounded while a 200 MB video is streamed in', { timeout: 300_000 }, async (context) => {
     const videos = Object.keys(paths).find((path) => /^\/v1\/pets\/\{[^}]+\}\/videos$/.test(path));
     if (!videos || !('/v1/pets' in paths)) {

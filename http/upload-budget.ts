@@ -1,0 +1,67 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../domain/errors.ts';
+
+/**
+ * How much memory an image upload's body costs while it is received and decoded, per byte of the
+ * body: a JSON body is held as its text, then parsed (the base64 text again), then decoded (¾ of it);
+ * a multipart `file` is held as its chunks, then joined into one buffer.
+ */
+const BYTES_HELD_PER_BODY_BYTE = { json: 3, multipart: 2 } as const;
+
+/**
+ * The memory a process lets image upload bodies take at once (UPLOAD_MEMORY_BUDGET_MB): every
+ * upload is buffered whole before its bytes are checked (sharp and file-type read a buffer), so
+ * without a bound a few concurrent 50 MB uploads — one client or several — would take the process
+ * past its memory limit. An upload takes its share (bodyWeight) before its body is read and gives
+ * it back when its answer is sent or its connection closes. One upload is always let in, however
+ * large (within the body limit), so the largest allowed upload can always be made.
+ */
+export const uploadBudget = (capacityBytes: number) => {
+  let held = 0;
+  let holders = 0;
+  return {
+    /** Takes `bytes`; the function gives them back (once). Null: the budget is spoken for. */
+    take(bytes: number): (() => void) | null {
+      if (holders > 0 && held + bytes > capacityBytes) return null;
+      held += bytes;
+      holders += 1;
+      let given = false;
+      return () => {
+        if (given) return;
+        given = true;
+        held -= bytes;
+        holders -= 1;
+      };
+    },
+    held: () => held,
+  };
+};
+
+export type UploadBudget = ReturnType<typeof uploadBudget>;
+
+/**
+ * The share of the budget a request's body takes: its Content-Length times what each byte costs
+ * (BYTES_HELD_PER_BODY_BYTE); a body of unknown length (chunked) is counted at the route's limit.
+ */
+export const bodyWeight = (headers: { 'content-type'?: string; 'content-length'?: string }, bodyLimit: number): number => {
+  const declared = Number(headers['content-length']);
+  const length = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, bodyLimit) : bodyLimit;
+  const kind = /^\s*multipart\//i.test(headers['content-type'] ?? '') ? 'multipart' : 'json';
+  return length * BYTES_HELD_PER_BODY_BYTE[kind];
+};
+
+/**
+ * A route's preParsing hook (it runs after authentication and before the body is read): the
+ * upload's share of `budget`, or 503 `media_busy` with Retry-After when the uploads already being
+ * received hold it.
+ */
+export const holdUploadMemory =
+  (budget: UploadBudget) =>
+  async (request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream): Promise<NodeJS.ReadableStream> => {
+    const give = budget.take(bodyWeight(request.headers as Record<string, string | undefined>, request.routeOptions.bodyLimit ?? 0));
+    if (!give) {
+      throw new DomainError('media_busy', 'too many large uploads are being received right now: try again shortly', { retryAfterSeconds: 2 });
+    }
+    reply.raw.once('close', give);
+    return payload;
+  };

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { bodyWeight, uploadBudget } from './upload-budget.ts';
+
+const MiB = 1024 * 1024;
+
+describe('uploadBudget', () => {
+  it('lets uploads in while their shares fit, and refuses the one that would not', () => {
+    const budget = uploadBudget(100 * MiB);
+    const first = budget.take(60 * MiB);
+    expect(first).not.toBeNull();
+    expect(budget.take(50 * MiB)).toBeNull();
+    const second = budget.take(40 * MiB);
+    expect(second).not.toBeNull();
+    expect(budget.held()).toBe(100 * MiB);
+    first?.();
+    expect(budget.take(50 * MiB)).not.toBeNull();
+  });
+
+  it('always lets one upload in, however large', () => {
+    const budget = uploadBudget(10 * MiB);
+    const alone = budget.take(200 * MiB);
+    expect(alone).not.toBeNull();
+    expect(budget.take(1)).toBeNull();
+    alone?.();
+    expect(budget.held()).toBe(0);
+    expect(budget.take(1)).not.toBeNull();
+  });
+
+  it('gives a share back once, however often its release is called', () => {
+    const budget = uploadBudget(100 * MiB);
+    const give = budget.take(30 * MiB) as () => void;
+    budget.take(30 * MiB);
+    give();
+    give();
+    expect(budget.held()).toBe(30 * MiB);
+  });
+});
+
+describe('bodyWeight', () => {
+  it('counts a JSON body three times its length, a multipart one twice', () => {
+    expect(bodyWeight({ 'content-type': 'application/json', 'content-length': '1000' }, 10_000)).toBe(3000);
+    expect(bodyWeight({ 'content-type': 'multipart/form-data; boundary=x', 'content-length': '1000' }, 10_000)).toBe(2000);
+  });
+
+  it('counts a body of unknown or absurd length at the route limit', () => {
+    expect(bodyWeight({ 'content-type': 'application/json' }, 10_000)).toBe(30_000);
+    expect(bodyWeight({ 'content-type': 'application/json', 'content-length': 'lots' }, 10_000)).toBe(30_000);
+    expect(bodyWeight({ 'content-type': 'application/json', 'content-length': '999999999' }, 10_000)).toBe(30_000);
+  });
+});
