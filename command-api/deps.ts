@@ -14,6 +14,7 @@ import { retryLater } from '../infrastructure/consistency/retry-later.ts';
 import { mongoUnreachable } from '../infrastructure/mongo-reachability.ts';
 import { createLogger } from '../infrastructure/logger.ts';
 import type { Logger } from 'pino';
+import { uploadBudget, type UploadBudget } from '../http/upload-budget.ts';
 
 /** What the image upload routes need: where bytes go, the default monthly quota, how long upload-sync waits. */
 export type ImageCommandSettings = {
@@ -22,8 +23,6 @@ export type ImageCommandSettings = {
   uploadQuota: number;
   /** upload-sync answers 503 analysis_unavailable after this long. */
   syncTimeoutMs: number;
-  /** The memory upload bodies may take at once (http/upload-budget.ts); unset: 160 MiB. */
-  uploadMemoryBudgetBytes?: number;
   /** PUBLIC_BASE_URL, else each request's origin. */
   publicBaseUrl?: string;
 };
@@ -45,6 +44,11 @@ export type CommandApiDeps = {
   /** Where uploads are streamed before they are checked (default: the OS temp dir). */
   uploadTempDir?: string;
   /**
+   * The memory this process lets uploads being checked take at once (UPLOAD_MEMORY_BUDGET_MB,
+   * http/upload-budget.ts), shared by image uploads and pet photos. Unset: commandApi gives one.
+   */
+  uploadMemory?: UploadBudget;
+  /**
    * The read models, for one thing only: an operation that issues an API key answers once the
    * accounts projection has the key, so the key works on the next request from any process while
    * authentication answers unknown keys from the key read model alone (http/auth-cache.ts).
@@ -62,6 +66,7 @@ export const commandApiDepsOf = (config: Config, adapters: Adapters, eventStore:
   images: imageSettingsOf(config, adapters.blobs),
   blobs: adapters.blobs,
   uploadTempDir: join(config.dataDir, 'uploads-tmp'),
+  uploadMemory: uploadBudget(config.uploadMemoryBudgetMb * 1024 * 1024),
   readStore: adapters.readStore,
   logger: createLogger('command-api', config.logLevel),
 });

@@ -6,6 +6,5 @@ export const imageSettingsOf = (config: Config, blobs: BlobStore) => ({
   blobs,
   uploadQuota: config.imageUploadQuota,
   syncTimeoutMs: config.uploadSyncTimeoutMs,
-  uploadMemoryBudgetBytes: config.uploadMemoryBudgetMb * 1024 * 1024,
   publicBaseUrl: config.publicBaseUrl,
 });

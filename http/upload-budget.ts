@@ -8,30 +8,50 @@ import { DomainError } from '../domain/errors.ts';
  */
 const BYTES_HELD_PER_BODY_BYTE = { json: 3, multipart: 2 } as const;
 
+/** The budget when the configuration gives none (UPLOAD_MEMORY_BUDGET_MB's default). */
+export const DEFAULT_UPLOAD_MEMORY_BYTES = 160 * 1024 * 1024;
+
 /**
  * The memory a process lets image upload bodies take at once (UPLOAD_MEMORY_BUDGET_MB): every
  * upload is buffered whole before its bytes are checked (sharp and file-type read a buffer), so
  * without a bound a few concurrent 50 MB uploads — one client or several — would take the process
  * past its memory limit. An upload takes its share (bodyWeight) before its body is read and gives
- * it back when its answer is sent or its connection closes. One upload is always let in, however
- * large (within the body limit), so the largest allowed upload can always be made.
+ * it back when its answer is sent or its connection closes. Pet photos, received on disk first,
+ * wait for their share before each is read into memory (`acquire`). One upload is always let in,
+ * however large (within the body limit), so the largest allowed upload can always be made.
  */
 export const uploadBudget = (capacityBytes: number) => {
   let held = 0;
   let holders = 0;
+  /** Work already received (pet photos on disk) waiting for its share, in arrival order. */
+  const waiting: { bytes: number; resume: (give: () => void) => void }[] = [];
+
+  const fits = (bytes: number) => holders === 0 || held + bytes <= capacityBytes;
+  const hold = (bytes: number): (() => void) => {
+    held += bytes;
+    holders += 1;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      held -= bytes;
+      holders -= 1;
+      while (waiting.length > 0 && fits(waiting[0].bytes)) {
+        const next = waiting.shift()!;
+        next.resume(hold(next.bytes));
+      }
+    };
+  };
+
   return {
-    /** Takes `bytes`; the function gives them back (once). Null: the budget is spoken for. */
+    /** Takes `bytes` at once; the function gives them back (once). Null: the budget is spoken for. */
     take(bytes: number): (() => void) | null {
-      if (holders > 0 && held + bytes > capacityBytes) return null;
-      held += bytes;
-      holders += 1;
-      let given = false;
-      return () => {
-        if (given) return;
-        given = true;
-        held -= bytes;
-        holders -= 1;
-      };
+      return waiting.length === 0 && fits(bytes) ? hold(bytes) : null;
+    },
+    /** Takes `bytes` once they fit, after those that waited before. */
+    acquire(bytes: number): Promise<() => void> {
+      if (waiting.length === 0 && fits(bytes)) return Promise.resolve(hold(bytes));
+      return new Promise((resume) => waiting.push({ bytes, resume }));
     },
     held: () => held,
   };

@@ -36,6 +36,34 @@ describe('uploadBudget', () => {
   });
 });
 
+describe('uploadBudget.acquire (work already received, which waits instead of being refused)', () => {
+  it('waits for room, in arrival order, and refuses take() while anyone waits', async () => {
+    const budget = uploadBudget(100 * MiB);
+    const first = budget.take(80 * MiB) as () => void;
+    const order: string[] = [];
+    const a = budget.acquire(50 * MiB).then((give) => (order.push('a'), give));
+    const b = budget.acquire(10 * MiB).then((give) => (order.push('b'), give));
+    // 10 MiB would fit, but a waits before it: neither take() nor b jumps the queue.
+    expect(budget.take(10 * MiB)).toBeNull();
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    first();
+    const [giveA, giveB] = await Promise.all([a, b]);
+    expect(order).toEqual(['a', 'b']);
+    expect(budget.held()).toBe(60 * MiB);
+    giveA();
+    giveB();
+    expect(budget.held()).toBe(0);
+  });
+
+  it('lets in at once what fits', async () => {
+    const budget = uploadBudget(100 * MiB);
+    const give = await budget.acquire(150 * MiB);
+    expect(budget.held()).toBe(150 * MiB);
+    give();
+  });
+});
+
 describe('bodyWeight', () => {
   it('counts a JSON body three times its length, a multipart one twice', () => {
     expect(bodyWeight({ 'content-type': 'application/json', 'content-length': '1000' }, 10_000)).toBe(3000);

@@ -5,15 +5,12 @@ import { errors } from '../../contracts/common.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { BodyLimits } from '../../http/limits.ts';
-import { holdUploadMemory, uploadBudget } from '../../http/upload-budget.ts';
+import { DEFAULT_UPLOAD_MEMORY_BYTES, holdUploadMemory, uploadBudget } from '../../http/upload-budget.ts';
 import { contextOf, recordWrite, type CommandApiDeps, type ImageCommandSettings } from '../deps.ts';
 import { uploadImage } from '../handlers/images.ts';
 import { readUploadBody } from '../handlers/upload-body.ts';
 import { awaitAnalysis } from '../handlers/await-analysis.ts';
 import { imageAnswers } from '../handlers/image-answers.ts';
-
-/** The memory upload bodies may take at once when the configuration gives none (UPLOAD_MEMORY_BUDGET_MB). */
-const DEFAULT_UPLOAD_MEMORY_BUDGET = 160 * 1024 * 1024;
 
 /**
  * Image uploads. The type comes from the bytes; the checks, sizes and quota are in
@@ -25,8 +22,8 @@ export const imageCommandRoutes =
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const answers = imageAnswers(deps);
-    // One budget for both upload routes of this process (each upload is buffered whole).
-    const holdMemory = holdUploadMemory(uploadBudget(deps.images?.uploadMemoryBudgetBytes ?? DEFAULT_UPLOAD_MEMORY_BUDGET));
+    // Each upload is buffered whole: it takes its share of the process's upload memory first.
+    const holdMemory = holdUploadMemory(deps.uploadMemory ?? uploadBudget(DEFAULT_UPLOAD_MEMORY_BYTES));
     const settings = (): ImageCommandSettings => {
       if (!deps.images) throw new DomainError('not_ready', 'image uploads are not configured in this process');
       return deps.images;

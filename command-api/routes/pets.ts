@@ -26,10 +26,11 @@ import type { PetMedia } from '../../domain/pets/pet.ts';
 import { petAgeMonthsAt } from '../../domain/pets/rules.ts';
 import { accountOf } from '../../http/auth.ts';
 import { UploadLimits } from '../../http/limits.ts';
+import { DEFAULT_UPLOAD_MEMORY_BYTES, uploadBudget, type UploadBudget } from '../../http/upload-budget.ts';
 import type { BlobStore } from '../../infrastructure/blobs/port.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { addMedia, loadOwnedPet, mediaBlobKey, newMediaId, registerPet, removePet, updatePet } from '../handlers/pets.ts';
-import { checkPhoto } from '../uploads/photo-check.ts';
+import { checkPhoto, type CheckedPhoto } from '../uploads/photo-check.ts';
 import { multipartFields, parsePoses } from '../uploads/fields.ts';
 import { receiveMultipart, sweepStaleUploads, type ReceivedFile } from '../uploads/receive.ts';
 import { sniffFile, VIDEO_TYPES } from '../uploads/sniff.ts';
@@ -54,13 +55,26 @@ type PhotoMeta = { age_years?: number; age_months?: number; description?: string
  * Checks every received photo (type, decodability) and turns it into a media record candidate.
  * Any bad file fails the whole request before anything is stored.
  */
-const photoCandidates = async (petId: string, files: ReceivedFile[], meta: PhotoMeta, petAgeMonths: number | null): Promise<{ item: PetMedia; file: ReceivedFile }[]> => {
+const photoCandidates = async (
+  memory: UploadBudget,
+  petId: string,
+  files: ReceivedFile[],
+  meta: PhotoMeta,
+  petAgeMonths: number | null,
+): Promise<{ item: PetMedia; file: ReceivedFile }[]> => {
   const poses = parsePoses(meta.poses, files.length);
   const given = meta.age_years !== undefined || meta.age_months !== undefined;
   const ageMonths = given ? (meta.age_years ?? 0) * 12 + (meta.age_months ?? 0) : petAgeMonths;
   const candidates: { item: PetMedia; file: ReceivedFile }[] = [];
   for (const [index, file] of files.entries()) {
-    const photo = await checkPhoto(file.path, file.size, `file ${index}${file.filename ? ` (${file.filename})` : ''}`);
+    // Read into memory one at a time, once the process's upload memory has room for it (the read and the cleaned copy).
+    const give = await memory.acquire(2 * file.size);
+    let photo: CheckedPhoto;
+    try {
+      photo = await checkPhoto(file.path, file.size, `file ${index}${file.filename ? ` (${file.filename})` : ''}`);
+    } finally {
+      give();
+    }
     // What is stored is the cleaned photo (no comments or metadata): it replaces the received file,
     // so one photo at a time is held in memory. content_hash stays the upload's (identical uploads
     // find the existing record).
@@ -115,6 +129,7 @@ export const petCommandRoutes =
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const tempDir = deps.uploadTempDir ?? join(tmpdir(), 'animal-data-uploads');
+    const memory = deps.uploadMemory ?? uploadBudget(DEFAULT_UPLOAD_MEMORY_BYTES);
     // Leftovers of a process that died mid-upload (never an upload still running: 1 h ≫ a request's time).
     void sweepStaleUploads(tempDir, 3600_000).catch(() => undefined);
     const blobStore = (): BlobStore => {
@@ -166,7 +181,7 @@ export const petCommandRoutes =
         }
         const answer = await thenCleanUp(photos?.cleanup ?? (async () => {}), async () => {
           // Every photo is checked before the pet is registered: a bad file stores nothing.
-          const prepared = photos && photos.files.length > 0 ? await photoCandidates('pending', photos.files, photos.meta, null) : [];
+          const prepared = photos && photos.files.length > 0 ? await photoCandidates(memory, 'pending', photos.files, photos.meta, null) : [];
           const { registered, state, position } = await registerPet(deps.eventStore, account.id, input, contextOf(request));
           let finalState = state;
           let lastPosition = position;
@@ -255,7 +270,7 @@ export const petCommandRoutes =
           if (upload.files.length === 0) {
             throw new DomainError('validation_failed', 'no photo: send at least one file in `images`', { details: ['body.images must have at least one file'] });
           }
-          const candidates = await photoCandidates(petId, upload.files, meta, petAgeMonthsAt(pet.profile, new Date().toISOString()));
+          const candidates = await photoCandidates(memory, petId, upload.files, meta, petAgeMonthsAt(pet.profile, new Date().toISOString()));
           return storePhotos(petId, account.id, candidates, request);
         });
         await recordWrite(deps, account.id, added.position, 'pets');
