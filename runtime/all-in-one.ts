@@ -136,7 +136,7 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
   const dispatcher = !config.runWebhookDispatcher
     ? null
     : config.webhookDispatcherThread
-      ? await startDispatcherThread(config, logger)
+      ? await startDispatcherThread(config, logger, adapters.bus)
       : await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, publicBaseUrl: config.publicBaseUrl, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } });
   logger.info({ url: address, adapters: adapters.kinds }, 'listening');
 

@@ -1,6 +1,8 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from '../infrastructure/config.ts';
+import type { Bus } from '../infrastructure/bus/port.ts';
+import { dispatcherGroups } from '../webhook-dispatcher/index.ts';
 import type { DispatcherThreadData, DispatcherThreadMessage } from '../webhook-dispatcher/thread.ts';
 
 const THREAD_MODULE = new URL('../webhook-dispatcher/thread.ts', import.meta.url).href;
@@ -34,10 +36,12 @@ const tsWorker = (moduleUrl: string, workerData: unknown, resourceLimits?: Resou
  * The all-in-one's webhook dispatcher in a thread of its own (webhook-dispatcher/thread.ts): the
  * delivery log and the other projections stay on the main thread, the dispatcher's work runs on the
  * other core. It opens its own connections to the same stores, as the standalone dispatcher does
- * on the same DATA_DIR. Resolves once the dispatcher has started; a thread that ends unexpectedly
+ * on the same DATA_DIR (`bus` counts its consumer groups in this process's lag). Resolves once the dispatcher has started; a thread that ends unexpectedly
  * is started again (after 1 s, doubling up to 30 s).
  */
-export const startDispatcherThread = async (config: Config, logger: Logger): Promise<{ stop: () => Promise<void> }> => {
+export const startDispatcherThread = async (config: Config, logger: Logger, bus: Bus): Promise<{ stop: () => Promise<void> }> => {
+  // This process's metrics and console count the thread's groups (their offsets are shared).
+  for (const { group, topics } of dispatcherGroups()) bus.watch?.(group, topics);
   const data: DispatcherThreadData = { config, logLevel: logger.level };
   let stopping = false;
   let worker: Worker;
