@@ -37,11 +37,6 @@ export type Config = {
    */
   runWebhookDispatcher: boolean;
   /**
-   * WEBHOOK_DISPATCHER_THREAD=false: the all-in-one runs its webhook dispatcher on the main thread
-   * (default: a worker thread of its own, beside the projections and the HTTP surface).
-   */
-  webhookDispatcherThread: boolean;
-  /**
    * RUN_PROCESSORS=false: the all-in-one leaves the processors (the image pipeline, pet photo
    * review, pet analyses) to a separate `npm run start:processors`, and never loads the image
    * models (events wait on the bus meanwhile; nothing is lost; upload-sync answers 503
@@ -194,7 +189,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     referenceDataImport: env.REFERENCE_DATA_IMPORT !== 'false',
     webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS?.trim() === 'true',
     runWebhookDispatcher: env.RUN_WEBHOOK_DISPATCHER?.trim() !== 'false',
-    webhookDispatcherThread: env.WEBHOOK_DISPATCHER_THREAD?.trim() !== 'false',
     runProcessors: env.RUN_PROCESSORS?.trim() !== 'false',
     secretsKey: secretsKey(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 1_000_000_000),

@@ -16,7 +16,6 @@ import type { VisionModels } from '../infrastructure/vision/port.ts';
 import { openVisionModels } from '../infrastructure/vision/index.ts';
 import { visionProviderFromEnv, withVisionProvider } from '../infrastructure/vision/hosted.ts';
 import { startDispatcher } from '../webhook-dispatcher/index.ts';
-import { startDispatcherThread } from './dispatcher-thread.ts';
 import { READ_MODEL_PROJECTIONS, Collections } from '../contracts/read-models.ts';
 import { openAccount } from '../command-api/handlers/accounts.ts';
 import { CATALOGUE_ACCOUNT_ID } from '../domain/accounts/account.ts';
@@ -132,12 +131,9 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
   const address = await app.listen({ port: config.port, host: config.host });
   // After the HTTP app is built: compiling its schemas holds the event loop for seconds on a busy
   // machine, and attempts already on their way would run into their timeouts meanwhile.
-  // In a thread of its own by default: the delivery log's projection stays on this thread.
-  const dispatcher = !config.runWebhookDispatcher
-    ? null
-    : config.webhookDispatcherThread
-      ? await startDispatcherThread(config, logger, adapters.bus)
-      : await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, publicBaseUrl: config.publicBaseUrl, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } });
+  const dispatcher = config.runWebhookDispatcher
+    ? await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, publicBaseUrl: config.publicBaseUrl, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } })
+    : null;
   logger.info({ url: address, adapters: adapters.kinds }, 'listening');
 
   let stopping: Promise<void> | null = null;

@@ -67,14 +67,6 @@ export type DispatcherDeps = {
 
 export const DISPATCHER_GROUP = 'webhook-dispatcher';
 export const DISPATCHER_CONTROL_GROUP = 'webhook-dispatcher.control';
-/** The events people act on: disabled endpoints (an e-mail), redelivery requests. */
-const CONTROL_TOPICS = [topicFor('webhook'), topicFor('webhookdelivery')];
-
-/** The dispatcher's consumer groups and their topics. */
-export const dispatcherGroups = (): { group: string; topics: string[] }[] => [
-  { group: DISPATCHER_GROUP, topics: mappedTopics() },
-  { group: DISPATCHER_CONTROL_GROUP, topics: CONTROL_TOPICS },
-];
 
 /**
  * The webhook dispatcher. Two consumer groups of its own on the bus:
@@ -281,7 +273,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
   consumers.push(
     await deps.bus.consume({
       group: DISPATCHER_CONTROL_GROUP,
-      topics: CONTROL_TOPICS,
+      topics: [topicFor('webhook'), topicFor('webhookdelivery')],
       handle: async (message) => {
         const event = fromBusMessage(message);
         if (!isFromAny([webhookEndpointEvents, webhookDeliveryEvents], event)) return;

@@ -340,9 +340,6 @@ export const eventLogBus = async (tail: LogTail, file: string | undefined, optio
       if (!db.open) return [];
       return Promise.all([...groupTopics].map(([group, topics]) => lagOf(group, topics)));
     },
-    watch(group, topics) {
-      groupTopics.set(group, [...new Set([...(groupTopics.get(group) ?? []), ...topics])]);
-    },
     offsetWriteFailures: () => [...refusedWrites].map(([group, failures]) => ({ group, failures })),
     async close() {
       await Promise.all([...consumers].map((consumer) => consumer.stop()));

@@ -251,9 +251,6 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
     publish,
     consume,
     lag,
-    watch(group: string, topics: string[]) {
-      groupTopics.set(group, [...new Set([...(groupTopics.get(group) ?? []), ...topics])]);
-    },
     async close() {
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
       await producer.disconnect();

@@ -55,11 +55,6 @@ export interface Bus {
   /** The lag of every group consumed through this bus instance (this process's consumers). */
   lag?(): Promise<GroupLag[]>;
   /**
-   * Counts a group that another thread of this process consumes (through a bus instance of its
-   * own, on the same offsets) in this instance's lag(): the all-in-one's dispatcher thread.
-   */
-  watch?(group: string, topics: string[]): void;
-  /**
    * Consumer offsets this bus instance could not store so far, by group (the embedded bus: its file
    * locked or the disk full). Each is tried again with the next; until one is stored, the messages
    * handled meanwhile would come again after a restart (at-least-once).
