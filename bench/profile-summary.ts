@@ -10,6 +10,11 @@ import { relative } from 'node:path';
  *
  * --skip-s leaves out the first S seconds (start-up, module loading); --until-s what comes after
  * U seconds (the idle tail after a drain).
+ *
+ * "charged to the innermost file or package" gives each sample to the innermost frame on its stack
+ * that is a file of this repository or a package (Node's internals and native code such as a
+ * socket's writev charged to whoever called them; idle, GC and program time apart): what each
+ * part of the code costs with everything it runs below it, short of the next part.
  */
 type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[] };
@@ -51,7 +56,16 @@ const add = (map: Map<string, number>, key: string, value: number) => map.set(ke
 const functions = new Map<string, number>();
 const files = new Map<string, number>();
 const inclusive = new Map<string, number>();
+const charged = new Map<string, number>();
+const fileOrPackage = (url: string) =>
+  relative(process.cwd(), url.replace(/^file:\/\//, '')).replace(/.*node_modules\/((@[^/]+\/)?[^/]+).*/, 'node_modules/$1');
 for (const [id, time] of selfTime) {
+  let owner: string | null = null;
+  for (let at: number | undefined = id; at !== undefined && owner === null; at = parent.get(at)) {
+    const url = (byId.get(at) as Node).callFrame.url;
+    if (url.startsWith('file://')) owner = fileOrPackage(url);
+  }
+  add(charged, owner ?? (byId.get(id) as Node).callFrame.functionName, time);
   const node = byId.get(id) as Node;
   add(functions, label(node), time);
   add(files, where(node).replace(/:\d+$/, '').replace(/node_modules\/((@[^/]+\/)?[^/]+).*/, 'node_modules/$1'), time);
@@ -76,4 +90,5 @@ const print = (title: string, map: Map<string, number>) => {
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
 print('self time by function', functions);
 print('self time by file or package', files);
+print('time charged to the innermost file or package on the stack', charged);
 print("this repository's functions, total time (self + callees)", inclusive);

@@ -154,7 +154,7 @@ export const runAttempt = async (delivery: Delivery, deps: AttemptDeps): Promise
     signature,
   ).then(async (entry) => {
     if (!entry) return; // recorded already, or no longer pending
-    deps.logger.info(
+    if (deps.logger.isLevelEnabled('info')) deps.logger.info(
       { delivery_id: delivery.id, webhook_id: delivery.webhookId, attempt, status_code: result.statusCode, error: result.error, outcome: entry.outcome, duration_ms: result.durationMs },
       'webhook attempt',
     );

@@ -6,7 +6,7 @@ import { WEBHOOK_TOPIC_DESCRIPTIONS, type WebhookTopic } from '../domain/webhook
  */
 export type ChatService = 'slack' | 'discord' | 'teams' | 'google_chat';
 
-export const chatServiceOf = (url: string): ChatService | null => {
+const recognise = (url: string): ChatService | null => {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -19,6 +19,19 @@ export const chatServiceOf = (url: string): ChatService | null => {
   if (host.endsWith('.webhook.office.com') || host === 'outlook.office.com') return 'teams';
   if (host === 'chat.googleapis.com') return 'google_chat';
   return null;
+};
+
+const recognised = new Map<string, ChatService | null>();
+
+/** Which chat service a URL is (null: none), recognised once per URL (every attempt asks). */
+export const chatServiceOf = (url: string): ChatService | null => {
+  let service = recognised.get(url);
+  if (service === undefined) {
+    service = recognise(url);
+    if (recognised.size >= 10_000) recognised.clear();
+    recognised.set(url, service);
+  }
+  return service;
 };
 
 const MAX_FIELDS = 12;

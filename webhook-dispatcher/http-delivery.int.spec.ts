@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, verifySignature, type Receiver } from '../test/webhook-receiver.ts';
 import type { Resolve } from '../infrastructure/webhooks/target-policy.ts';
@@ -62,6 +64,29 @@ describe('HTTP delivery (undici, real sockets)', () => {
       expect(result.durationMs).toBeLessThan(3000);
     } finally {
       await http.close();
+    }
+  });
+
+  it('reads at most 64 KiB of an answer: a long (here endless) answer ends the exchange there, and the next one goes through', async () => {
+    const endless = createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 120);
+      const timer = setInterval(() => response.write(chunk), 5);
+      response.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    const http = createHttpDelivery({ allowPrivateTargets: true, timeoutMs: 3000 });
+    try {
+      const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hook`;
+      const result = await http.post(url, '{}', {});
+      expect(result).toMatchObject({ success: true, statusCode: 200, error: null });
+      expect(result.durationMs).toBeLessThan(2000);
+      expect((await http.post(url, '{}', {})).success).toBe(true);
+    } finally {
+      await http.close();
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
     }
   });
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { assertLiteralTargetAllowed, guardedLookup, type Resolve } from '../infrastructure/webhooks/target-policy.ts';
-import { createDeadlines } from './deadlines.ts';
+import { createDeadlines, type Deadline } from './deadlines.ts';
 
 export type DeliveryResult = { success: boolean; statusCode: number | null; error: string | null; durationMs: number };
 
@@ -52,33 +52,81 @@ export const createHttpDelivery = (options: HttpDeliveryOptions): HttpDelivery =
   // One timer for every request's deadline (the whole exchange, answer read included).
   const deadlines = createDeadlines(options.timeoutMs);
 
-  // URLs whose literal host passed the check (it depends on the URL alone): checked once each.
-  const allowedUrls = new Set<string>();
-  const assertUrlAllowed = (url: string) => {
-    if (allowedUrls.has(url)) return;
-    assertLiteralTargetAllowed(new URL(url).hostname, options.allowPrivateTargets);
-    if (allowedUrls.size >= 10_000) allowedUrls.clear();
-    allowedUrls.add(url);
+  /** Where each URL's requests go (origin and path, parsed once per URL). */
+  const targets = new Map<string, { origin: string; path: string }>();
+  const targetOf = (url: string) => {
+    let target = targets.get(url);
+    if (!target) {
+      const parsed = new URL(url);
+      assertLiteralTargetAllowed(parsed.hostname, options.allowPrivateTargets);
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      if (targets.size >= 10_000) targets.clear();
+      targets.set(url, target);
+    }
+    return target;
   };
+
+  /**
+   * One exchange on undici's dispatcher with a handler of its own: the status once the answer is
+   * read (at most MAX_RESPONSE_BYTES of it, discarded; a longer one ends the exchange there). No
+   * response stream and no parsed headers are made: `request()` made both for every delivery.
+   */
+  const exchange = (url: string, body: string, headers: Record<string, string>, deadline: Deadline): Promise<number> =>
+    new Promise<number>((resolve, reject) => {
+      const { origin, path } = targetOf(url);
+      let abort: ((error: Error) => void) | null = null;
+      let status = 0;
+      let read = 0;
+      let settled = false;
+      const onDeadline = () => abort?.(deadline.reason ?? new Error('deadline'));
+      const settle = (error: Error | null) => {
+        if (settled) return;
+        settled = true;
+        deadline.removeEventListener('abort', onDeadline);
+        if (error) reject(error);
+        else resolve(status);
+      };
+      deadline.addEventListener('abort', onDeadline);
+      agent.dispatch(
+        { origin, path, method: 'POST', body, headers },
+        {
+          onConnect: (abortRequest: (error?: Error) => void) => {
+            if (deadline.aborted) abortRequest(deadline.reason);
+            else abort = abortRequest;
+          },
+          onHeaders: (statusCode: number) => {
+            if (statusCode >= 200) status = statusCode;
+            return true;
+          },
+          onData: (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > MAX_RESPONSE_BYTES) {
+              settle(null);
+              abort?.(new Error('answer longer than it is read'));
+            }
+            return true;
+          },
+          onComplete: () => settle(null),
+          onError: (error: Error) => settle(error),
+        },
+      );
+    });
 
   const post = async (url: string, body: string, headers: Record<string, string>): Promise<DeliveryResult> => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const signal = deadlines.start();
+    const deadline = deadlines.start();
     try {
-      assertUrlAllowed(url);
-      const response = await request(url, { method: 'POST', body, headers, dispatcher: agent, signal });
-      await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
-      const status = response.statusCode;
+      const status = await exchange(url, body, headers, deadline);
       if (status >= 200 && status < 300) return { success: true, statusCode: status, error: null, durationMs: elapsed() };
       const error = status >= 300 && status < 400 ? `redirect (${status}) not followed` : `receiver answered ${status}`;
       return { success: false, statusCode: status, error, durationMs: elapsed() };
     } catch (error) {
       const refused = targetRefusal(error);
-      const message = refused ?? (signal.aborted ? `no answer within ${options.timeoutMs} ms` : describe(error));
+      const message = refused ?? (deadline.aborted ? `no answer within ${options.timeoutMs} ms` : describe(error));
       return { success: false, statusCode: null, error: message, durationMs: elapsed() };
     } finally {
-      signal.clear();
+      deadline.clear();
     }
   };
 
