@@ -28,6 +28,13 @@ const targetRefusal = (error: unknown): string | null => {
   return null;
 };
 
+/**
+ * undici's own timeouts (the agent's connect, headers and body timeouts are the delivery timeout
+ * too): whichever of them and the deadline fires first, the attempt had no answer in time.
+ */
+const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const undiciTimedOut = (error: unknown): boolean => UNDICI_TIMEOUTS.has((error as { code?: string } | undefined)?.code ?? '');
+
 const describe = (error: unknown): string => {
   const { code, message } = error as { code?: string; message?: string };
   return `${code ? `${code}: ` : ''}${message ?? String(error)}`.slice(0, 500);
@@ -123,7 +130,7 @@ export const createHttpDelivery = (options: HttpDeliveryOptions): HttpDelivery =
       return { success: false, statusCode: status, error, durationMs: elapsed() };
     } catch (error) {
       const refused = targetRefusal(error);
-      const message = refused ?? (deadline.aborted ? `no answer within ${options.timeoutMs} ms` : describe(error));
+      const message = refused ?? (deadline.aborted || undiciTimedOut(error) ? `no answer within ${options.timeoutMs} ms` : describe(error));
       return { success: false, statusCode: null, error: message, durationMs: elapsed() };
     } finally {
       deadline.clear();
