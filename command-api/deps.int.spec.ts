@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MongoClient } from 'mongodb';
 import { inMemoryWritePositions, type WritePositions } from '../infrastructure/consistency/write-positions.ts';
 import { recordAccountChange, recordWrite, untilKeyUsable, type CommandApiDeps } from './deps.ts';
+import { uploadBudget } from '../http/upload-budget.ts';
 
 /**
  * Write positions are recorded after the write is stored. With the shared positions (MongoDB) out
@@ -37,7 +38,7 @@ const flakyPositions = () => {
   return { positions, inner, up: () => (down = false) };
 };
 
-const depsWith = (writePositions: WritePositions, readStore?: CommandApiDeps['readStore']): CommandApiDeps => ({ eventStore: {} as never, writePositions, readStore });
+const depsWith = (writePositions: WritePositions, readStore?: CommandApiDeps['readStore']): CommandApiDeps => ({ eventStore: {} as never, writePositions, readStore, uploadMemory: uploadBudget(1024 * 1024) });
 
 
 describe('recording write positions with the store out of reach', () => {

@@ -45,9 +45,9 @@ export type CommandApiDeps = {
   uploadTempDir?: string;
   /**
    * The memory this process lets uploads being checked take at once (UPLOAD_MEMORY_BUDGET_MB,
-   * http/upload-budget.ts), shared by image uploads and pet photos. Unset: commandApi gives one.
+   * http/upload-budget.ts), shared by image uploads and pet photos.
    */
-  uploadMemory?: UploadBudget;
+  uploadMemory: UploadBudget;
   /**
    * The read models, for one thing only: an operation that issues an API key answers once the
    * accounts projection has the key, so the key works on the next request from any process while

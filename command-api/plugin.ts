@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { CommandApiDeps } from './deps.ts';
-import { DEFAULT_UPLOAD_MEMORY_BYTES, uploadBudget } from '../http/upload-budget.ts';
 import { voteCommandRoutes } from './routes/votes.ts';
 import { favouriteCommandRoutes } from './routes/favourites.ts';
 import { accountCommandRoutes } from './routes/accounts.ts';
@@ -18,10 +17,8 @@ import { petPortraitCommandRoutes } from './routes/pet-portrait.ts';
 
 /** Every write operation of the API (register under /v1). */
 export const commandApi =
-  (given: CommandApiDeps): FastifyPluginAsync =>
+  (deps: CommandApiDeps): FastifyPluginAsync =>
   async (app) => {
-    // One memory budget for every upload route of the process (image uploads and pet photos).
-    const deps: CommandApiDeps = { ...given, uploadMemory: given.uploadMemory ?? uploadBudget(DEFAULT_UPLOAD_MEMORY_BYTES) };
     await app.register(voteCommandRoutes(deps));
     await app.register(favouriteCommandRoutes(deps));
     await app.register(accountCommandRoutes(deps));

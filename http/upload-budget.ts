@@ -8,9 +8,6 @@ import { DomainError } from '../domain/errors.ts';
  */
 const BYTES_HELD_PER_BODY_BYTE = { json: 3, multipart: 2 } as const;
 
-/** The budget when the configuration gives none (UPLOAD_MEMORY_BUDGET_MB's default). */
-export const DEFAULT_UPLOAD_MEMORY_BYTES = 160 * 1024 * 1024;
-
 /**
  * The memory a process lets image upload bodies take at once (UPLOAD_MEMORY_BUDGET_MB): every
  * upload is buffered whole before its bytes are checked (sharp and file-type read a buffer), so
@@ -78,7 +75,7 @@ export const bodyWeight = (headers: { 'content-type'?: string; 'content-length'?
 export const holdUploadMemory =
   (budget: UploadBudget) =>
   async (request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream): Promise<NodeJS.ReadableStream> => {
-    const give = budget.take(bodyWeight(request.headers as Record<string, string | undefined>, request.routeOptions.bodyLimit ?? 0));
+    const give = budget.take(bodyWeight(request.headers as Record<string, string | undefined>, request.routeOptions.bodyLimit));
     if (!give) {
       throw new DomainError('media_busy', 'too many large uploads are being received right now: try again shortly', { retryAfterSeconds: 2 });
     }

@@ -92,11 +92,12 @@ const shuffle = <T>(items: T[], random: () => number): T[] => {
  * caller's own that are not public (the search's scope), and `total`: how many match in all.
  * The two sides are counted apart — the public side's count is one for every caller (up to
  * PUBLIC_COUNT_MAX_AGE_MS old where the store keeps no exact count), the own side's one per
- * account — where a count of "public or own" would be one per account over the whole public side. Each draw picks the caller's own side
- * with the chance its remaining share of the matches gives it, so every image of either side is
- * equally likely. The public side draws from the search entries (fair-sample.ts) without reading
- * the set; a side of at most twice the images it is to give (a few hundred at most) is drawn by
- * reading its matching ids, as is a draw fair-sample.ts reports it cannot finish.
+ * account — where a count of "public or own" would be one per account over the whole public
+ * side. Each draw picks the caller's own side with the chance its remaining share of the
+ * matches gives it, so every image of either side is equally likely. The public side draws from
+ * the search entries (fair-sample.ts) without reading the set; a side of at most twice the images
+ * it is to give (a few hundred at most) is drawn by reading its matching ids, as is a draw
+ * fair-sample.ts reports it cannot finish.
  */
 export const drawRandomImages = async (
   readStore: ReadStore,

@@ -5,7 +5,7 @@ import { errors } from '../../contracts/common.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { accountOf } from '../../http/auth.ts';
 import { BodyLimits } from '../../http/limits.ts';
-import { DEFAULT_UPLOAD_MEMORY_BYTES, holdUploadMemory, uploadBudget } from '../../http/upload-budget.ts';
+import { holdUploadMemory } from '../../http/upload-budget.ts';
 import { contextOf, recordWrite, type CommandApiDeps, type ImageCommandSettings } from '../deps.ts';
 import { uploadImage } from '../handlers/images.ts';
 import { readUploadBody } from '../handlers/upload-body.ts';
@@ -23,7 +23,7 @@ export const imageCommandRoutes =
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const answers = imageAnswers(deps);
     // Each upload is buffered whole: it takes its share of the process's upload memory first.
-    const holdMemory = holdUploadMemory(deps.uploadMemory ?? uploadBudget(DEFAULT_UPLOAD_MEMORY_BYTES));
+    const holdMemory = holdUploadMemory(deps.uploadMemory);
     const settings = (): ImageCommandSettings => {
       if (!deps.images) throw new DomainError('not_ready', 'image uploads are not configured in this process');
       return deps.images;

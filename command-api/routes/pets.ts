@@ -26,7 +26,7 @@ import type { PetMedia } from '../../domain/pets/pet.ts';
 import { petAgeMonthsAt } from '../../domain/pets/rules.ts';
 import { accountOf } from '../../http/auth.ts';
 import { UploadLimits } from '../../http/limits.ts';
-import { DEFAULT_UPLOAD_MEMORY_BYTES, uploadBudget, type UploadBudget } from '../../http/upload-budget.ts';
+import type { UploadBudget } from '../../http/upload-budget.ts';
 import type { BlobStore } from '../../infrastructure/blobs/port.ts';
 import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
 import { addMedia, loadOwnedPet, mediaBlobKey, newMediaId, registerPet, removePet, updatePet } from '../handlers/pets.ts';
@@ -129,7 +129,7 @@ export const petCommandRoutes =
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const tempDir = deps.uploadTempDir ?? join(tmpdir(), 'animal-data-uploads');
-    const memory = deps.uploadMemory ?? uploadBudget(DEFAULT_UPLOAD_MEMORY_BYTES);
+    const memory = deps.uploadMemory;
     // Leftovers of a process that died mid-upload (never an upload still running: 1 h ≫ a request's time).
     void sweepStaleUploads(tempDir, 3600_000).catch(() => undefined);
     const blobStore = (): BlobStore => {
