@@ -1,6 +1,8 @@
 import { MongoClient, type MongoClientOptions } from 'mongodb';
 import { countCommand, monitorsMongoCommands } from './mongo-commands.ts';
+import { createLogger } from './logger.ts';
 import { watchReachability } from './mongo-reachability.ts';
+import { watchStuckWrites } from './mongo-stuck-writes.ts';
 
 /** A server that cannot be selected fails a call within this time. */
 export const SERVER_SELECTION_TIMEOUT_MS = 10_000;
@@ -30,11 +32,21 @@ export const mongoClientOptions = (url: string): MongoClientOptions => ({
   ...(setInUrl(url, 'heartbeatFrequencyMS') ? {} : { heartbeatFrequencyMS: HEARTBEAT_FREQUENCY_MS }),
 });
 
-/** A client with the options above, whose reachability requests consult (mongo-reachability.ts). */
+let stuckWritesLog: ReturnType<typeof createLogger> | undefined;
+const logReleasedWrites = (released: number): void => {
+  stuckWritesLog ??= createLogger('mongodb');
+  stuckWritesLog.warn({ released }, 'failed commands stuck writing to closed connections (driver defect: mongo-stuck-writes.ts)');
+};
+
+/**
+ * A client with the options above, whose reachability requests consult (mongo-reachability.ts),
+ * and whose commands stuck writing to a closed connection are failed (mongo-stuck-writes.ts).
+ */
 export const mongoClient = (url: string): MongoClient => {
   const monitored = monitorsMongoCommands();
   const client = new MongoClient(url, { ...mongoClientOptions(url), ...(monitored ? { monitorCommands: true } : {}) });
   if (monitored) client.on('commandStarted', (event) => countCommand(event.commandName, event.command as Record<string, unknown>));
   watchReachability(client);
+  watchStuckWrites(client, logReleasedWrites);
   return client;
 };
