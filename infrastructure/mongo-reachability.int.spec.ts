@@ -2,7 +2,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mongoClient } from './mongo-client.ts';
-import { LOST_GRACE_MS, mongoUnreachable } from './mongo-reachability.ts';
+import { countReturns, LOST_GRACE_MS, mongoUnreachable } from './mongo-reachability.ts';
 
 /**
  * The real driver against the real Mongo-wire server (MONGO_URL), through a loopback TCP relay the
@@ -61,6 +61,7 @@ describe.skipIf(!url)('mongo reachability with the real driver (MONGO_URL throug
     const target = new URL(url as string);
     const proxy = await relay(target);
     const client = mongoClient(`mongodb://127.0.0.1:${proxy.port()}/reachability_test`);
+    const returns = countReturns(client);
     cleanup.push(() => client.close());
     await client.connect();
     await client.db().collection('probe').findOne({});
@@ -73,9 +74,12 @@ describe.skipIf(!url)('mongo reachability with the real driver (MONGO_URL throug
     const lostAfter = await until(() => mongoUnreachable(), 5_000);
     expect(lostAfter).toBeLessThanOrEqual(LOST_GRACE_MS + 2_500);
 
+    expect(returns.count).toBe(0);
     await proxy.restore();
     const backAfter = await until(() => !mongoUnreachable(), 6_000);
     expect(backAfter).toBeLessThan(6_000);
+    // Back after being lost: a return (the read store reports it as a possible rollback).
+    expect(returns.count).toBe(1);
     await failed;
     expect(await client.db().collection('probe').countDocuments({})).toBeGreaterThanOrEqual(0);
   }, 30_000);

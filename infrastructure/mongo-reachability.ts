@@ -41,3 +41,30 @@ export const mongoUnreachable = (now = Date.now()): boolean => {
   for (const since of lostSince.values()) if (now - since > LOST_GRACE_MS) return true;
   return false;
 };
+
+/**
+ * Counts the times a client got a server back after it had lost every one. A MongoDB server that
+ * was out of reach can come back without writes it had acknowledged: killed before they reached its
+ * disk (a standalone mongod's unjournaled writes of the last ≈ 100 ms, mongo-java-server's H2 store
+ * the last second). Writers that must not build on such writes (the projection runner's
+ * checkpoints) read back what the server holds after each return.
+ */
+export const countReturns = (client: MongoClient): { readonly count: number } => {
+  let seen = false;
+  let lost = false;
+  let count = 0;
+  client.on('topologyDescriptionChanged', (event) => {
+    if (reachable(event)) {
+      if (lost) count += 1;
+      seen = true;
+      lost = false;
+    } else if (seen) {
+      lost = true;
+    }
+  });
+  return {
+    get count() {
+      return count;
+    },
+  };
+};

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { MongoClient } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LOST_GRACE_MS, mongoUnreachable, watchReachability } from './mongo-reachability.ts';
+import { countReturns, LOST_GRACE_MS, mongoUnreachable, watchReachability } from './mongo-reachability.ts';
 
 /** A client as the driver's SDAM events describe it: one server of the given type. */
 const sdam = () => {
@@ -56,5 +56,27 @@ describe('mongoUnreachable (the driver\'s own view of its servers)', () => {
     expect(mongoUnreachable(Date.now() + LOST_GRACE_MS + 10)).toBe(false);
     members('Unknown', 'Unknown');
     expect(mongoUnreachable(Date.now() + LOST_GRACE_MS + 10)).toBe(true);
+  });
+});
+
+describe('countReturns', () => {
+  it('counts each time the servers come back after all were lost; the first connection and a member lost beside a reachable one are not returns', () => {
+    const client = new EventEmitter();
+    const returns = countReturns(client as unknown as MongoClient);
+    const members = (...types: string[]) =>
+      client.emit('topologyDescriptionChanged', { newDescription: { servers: new Map(types.map((type, i) => [`m${i}:1`, { type }])) } });
+    members('Unknown');
+    members('Standalone');
+    expect(returns.count).toBe(0);
+    members('Unknown');
+    members('Unknown');
+    expect(returns.count).toBe(0);
+    members('Standalone');
+    expect(returns.count).toBe(1);
+    members('RSPrimary', 'Unknown');
+    expect(returns.count).toBe(1);
+    members('Unknown', 'Unknown');
+    members('Unknown', 'RSSecondary');
+    expect(returns.count).toBe(2);
   });
 });

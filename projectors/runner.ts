@@ -13,6 +13,9 @@ const applyBatch = async (projection: Projection, store: ReadStore, events: Para
 const handles = (projection: Projection, streamName: string): boolean =>
   projection.streamPrefixes.some((prefix) => streamName.startsWith(prefix));
 
+/** How often a runner between batches checks whether its store lost writes it must apply again. */
+export const IDLE_REPAIR_CHECK_MS = 1_000;
+
 /**
  * Runs the projections on one shared subscription (one read of the log for all of them), each
  * with its own checkpoint: the subscription starts at the lowest checkpoint and a projection skips
@@ -114,25 +117,54 @@ export const startProjections = async (
       },
     );
   };
+  const repairIfNeeded = async () => {
+    while (storeFailed || rolledBackSince(seenRollbacks)) {
+      storeFailed = false;
+      await resumeFromStoredCheckpoints();
+    }
+  };
+  /** Batches and repairs between them run one at a time. */
+  let turn: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = turn.then(task, task);
+    turn = run.catch(() => undefined);
+    return run;
+  };
   const subscription: Subscription = eventStore.subscribe({
     after: from,
     filter: { streamPrefixes: [...new Set(list.flatMap((projection) => projection.streamPrefixes))] },
-    onEvents: async (events, lastPosition) => {
-      try {
-        while (storeFailed || rolledBackSince(seenRollbacks)) {
-          storeFailed = false;
-          await resumeFromStoredCheckpoints();
+    onEvents: (events, lastPosition) =>
+      exclusive(async () => {
+        try {
+          await repairIfNeeded();
+          await handleBatch(events, lastPosition);
+        } catch (error) {
+          storeFailed = true;
+          throw error;
         }
-        await handleBatch(events, lastPosition);
-      } catch (error) {
-        storeFailed = true;
-        throw error;
-      }
-    },
+      }),
   });
+  // A store that lost writes while no event came (its server restarted between two batches) is
+  // repaired without waiting for the next event: checked between batches, one repair at a time.
+  let idleRepairQueued = false;
+  const idleRepair = setInterval(() => {
+    if (idleRepairQueued || (!storeFailed && !rolledBackSince(seenRollbacks))) return;
+    idleRepairQueued = true;
+    exclusive(repairIfNeeded)
+      .catch((error: unknown) => {
+        storeFailed = true;
+        logger.warn({ err: error }, 'reading back the stored checkpoints failed; tried again in a moment');
+      })
+      .finally(() => {
+        idleRepairQueued = false;
+      });
+  }, IDLE_REPAIR_CHECK_MS);
+  idleRepair.unref();
   return {
     stop: async () => {
+      clearInterval(idleRepair);
       await subscription.stop();
+      await turn;
       await storing;
     },
   };

@@ -10,6 +10,7 @@ import {
   type Filter as MongoFilter,
 } from 'mongodb';
 import { mongoClient } from '../mongo-client.ts';
+import { countReturns } from '../mongo-reachability.ts';
 import { freshReads } from '../coalesce.ts';
 import { planByIndexes, planStages } from './index-match.ts';
 import { idBatcher } from './id-batcher.ts';
@@ -557,6 +558,7 @@ export type MongoReadStoreOptions = { pollIntervalMs?: number; dbName?: string }
 
 export const mongoReadStore = async (url: string, options: MongoReadStoreOptions = {}): Promise<ReadStore> => {
   const client = mongoClient(url);
+  const returns = countReturns(client);
   await client.connect();
   const db = client.db(options.dbName ?? (new URL(url).pathname.slice(1) || 'animal_data'));
   const server: Server = { ferret: await isFerret(db), slot: limiter(FERRET_COMMANDS_IN_FLIGHT) };
@@ -584,6 +586,12 @@ export const mongoReadStore = async (url: string, options: MongoReadStoreOptions
     collection: <T extends Doc>(name: string) => new MongoCollection<T>(db, name, server, byIdsFor(name), recent, watcher.known),
     getCheckpoint,
     knownCheckpoint: watcher.known,
+    // A server that comes back may have lost writes it acknowledged (its last ones never reached
+    // its disk); counted as rollbacks, the runner then reads back the checkpoints the server holds
+    // and applies again the events since (a return without a loss costs it those reads).
+    get rollbacks() {
+      return returns.count;
+    },
     setCheckpoint: watcher.set,
     waitForCheckpoints: watcher.wait,
     async drop(collections, names) {

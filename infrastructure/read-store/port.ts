@@ -108,10 +108,12 @@ export interface ReadStore {
   collection<T extends Doc = Doc>(name: string): Collection<T>;
   getCheckpoint(name: string): Promise<bigint | null>;
   /**
-   * How many times the store has lost writes it had taken (the embedded store: SQLite rolled back
-   * its open write transaction on a full disk; its checkpoints then read as the file holds them).
-   * A writer that sees the count move reads the checkpoints again and applies the events since
-   * (projectors/runner.ts). Stores whose writes are acknowledged one by one leave it out.
+   * How many times the store has lost writes it had taken, or may have (the embedded store: SQLite
+   * rolled back its open write transaction on a full disk, its checkpoints then read as the file
+   * holds them; MongoDB: its server came back after being out of reach, possibly without its last
+   * acknowledged writes). A writer that sees the count move reads the checkpoints again and
+   * applies the events since (projectors/runner.ts). Stores that cannot lose an acknowledged
+   * write leave it out.
    */
   readonly rollbacks?: number;
   /**
