@@ -3,6 +3,7 @@ import type { EventStore, Subscription } from '../infrastructure/event-store/por
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import { unitOfWork } from '../infrastructure/read-store/unit-of-work.ts';
 import type { Projection } from './projection.ts';
+import { recentBatches } from './recent-batches.ts';
 
 const applyBatch = async (projection: Projection, store: ReadStore, events: Parameters<Projection['apply']>[0][]) => {
   if (events.length === 0) return;
@@ -30,6 +31,10 @@ export const IDLE_REPAIR_CHECK_MS = 1_000;
  * projections that finished get their checkpoint; a failed flush stores no checkpoint at all.
  * A batch's checkpoints are written while the next batch is applied (one round trip less per batch
  * on a shared store); stop() waits for the last of them.
+ *
+ * A store that may have lost writes it acknowledged (ReadStore.rollbacks moved: SQLite rolled back,
+ * a MongoDB server came back) is answered between batches: the runner reads the stored checkpoints
+ * back and applies again the events since the older of them and the batches of the last seconds.
  */
 export const startProjections = async (
   eventStore: EventStore,
@@ -60,20 +65,40 @@ export const startProjections = async (
   /** The store's count of lost writes (ReadStore.rollbacks) when this runner last read its checkpoints. */
   let seenRollbacks = readStore.rollbacks ?? 0;
   const rolledBackSince = (seen: number) => (readStore.rollbacks ?? 0) !== seen;
+  /**
+   * The store reported a possible loss (ReadStore.rollbacks moved) that no completed read-back has
+   * answered yet. Its checkpoints then prove nothing about the documents written just before them
+   * (a server's connections can take a batch's writes in any order before it loses the last ones),
+   * so the batches of the last few seconds are applied again too (recent-batches.ts).
+   */
+  let lossSuspected = false;
+  const recent = recentBatches(from);
   const resumeFromStoredCheckpoints = async () => {
     await storing;
+    if (rolledBackSince(seenRollbacks)) lossSuspected = true;
     seenRollbacks = readStore.rollbacks ?? 0;
+    const rewind = lossSuspected ? recent.rewindPoint() : null;
+    if (rewind !== null) {
+      logger.warn(
+        { after: rewind.toString() },
+        'the read store may have lost writes it acknowledged (its server came back, or it rolled back); applying again the events of the last batches and any its checkpoints lack',
+      );
+    }
     for (const projection of list) {
       const known = checkpoints.get(projection.name) ?? 0n;
       const stored = (await readStore.getCheckpoint(projection.name)) ?? 0n;
-      if (stored >= known) continue;
-      logger.warn(
-        { projection: projection.name, stored: stored.toString(), known: known.toString() },
-        'the read store holds an older checkpoint than was stored (writes it acknowledged are gone); applying the events since again',
-      );
-      await projectToHead(eventStore, readStore, projection, { after: stored, until: known });
+      const after = rewind !== null && rewind < stored ? rewind : stored;
+      if (after >= known) continue;
+      if (stored < known) {
+        logger.warn(
+          { projection: projection.name, stored: stored.toString(), known: known.toString() },
+          'the read store holds an older checkpoint than was stored (writes it acknowledged are gone); applying the events since again',
+        );
+      }
+      await projectToHead(eventStore, readStore, projection, { after, until: known });
       await readStore.setCheckpoint(projection.name, known);
     }
+    lossSuspected = false;
   };
   const handleBatch = async (events: Parameters<Projection['apply']>[0][], lastPosition: bigint) => {
     const applied: Projection[] = [];
@@ -105,6 +130,7 @@ export const startProjections = async (
     // replays more; the position guards ignore it); the next batch reads the stored ones again.
     const stored = Promise.all(applied.map((projection) => readStore.setCheckpoint(projection.name, lastPosition)));
     for (const projection of applied) checkpoints.set(projection.name, lastPosition);
+    if (failure === undefined) recent.stored(lastPosition);
     if (failure !== undefined) {
       await stored.catch(() => undefined);
       throw failure;
