@@ -169,6 +169,8 @@ export const startProjections = async (
           throw error;
         }
       }),
+    // A batch whose writes or checkpoint read-back failed (the store out of reach) is retried with back-off.
+    onError: (error) => logger.warn({ err: error }, 'projection batch not done; retrying it'),
   });
   // A store that lost writes while no event came (its server restarted between two batches) is
   // repaired without waiting for the next event: checked between batches, one repair at a time.
