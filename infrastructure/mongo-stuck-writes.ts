@@ -35,13 +35,13 @@ export const releaseStuckWrites = (sockets: Iterable<SweptSocket>): number => {
   return released;
 };
 
-interface ConnectionInternals {
-  socket?: SweptSocket;
-}
-interface ServerInternals {
-  monitor?: { connection?: ConnectionInternals | null; rttPinger?: { connection?: ConnectionInternals | null } | null } | null;
-  pool?: { checkedOutConnections?: Iterable<ConnectionInternals> };
-}
+/** A field of a driver object, read without trusting its shape (undefined when absent). */
+const field = (value: unknown, key: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined);
+
+const isSocket = (value: unknown): value is SweptSocket =>
+  typeof value === 'object' && value !== null && typeof (value as SweptSocket).listenerCount === 'function' && typeof (value as SweptSocket).emit === 'function';
+
+const isIterable = (value: unknown): value is Iterable<unknown> => typeof value === 'object' && value !== null && Symbol.iterator in value;
 
 /**
  * The sockets of a client that can have a command in flight: each server's monitor connection
@@ -51,11 +51,16 @@ interface ServerInternals {
  * (mongo-stuck-writes.int.spec.ts) fails, rather than anything throwing here.
  */
 export function* socketsOf(client: MongoClient): Generator<SweptSocket> {
-  const servers = (client as unknown as { topology?: { s?: { servers?: Map<string, ServerInternals> } } }).topology?.s?.servers;
-  if (!servers) return;
+  const servers = field(field(field(client, 'topology'), 's'), 'servers');
+  if (!(servers instanceof Map)) return;
   for (const server of servers.values()) {
-    const connections = [server.monitor?.connection, server.monitor?.rttPinger?.connection, ...(server.pool?.checkedOutConnections ?? [])];
-    for (const connection of connections) if (connection?.socket) yield connection.socket;
+    const monitor = field(server, 'monitor');
+    const checkedOut = field(field(server, 'pool'), 'checkedOutConnections');
+    const connections = [field(monitor, 'connection'), field(field(monitor, 'rttPinger'), 'connection'), ...(isIterable(checkedOut) ? checkedOut : [])];
+    for (const connection of connections) {
+      const socket = field(connection, 'socket');
+      if (isSocket(socket)) yield socket;
+    }
   }
 }
 
