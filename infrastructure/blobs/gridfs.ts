@@ -12,7 +12,10 @@ export const gridFsBlobStore = async (url: string, dbName?: string): Promise<Blo
   const client = mongoClient(url);
   await client.connect();
   const db = client.db(dbName ?? (new URL(url).pathname.slice(1) || 'animal_data'));
-  const bucket = new GridFSBucket(db, { bucketName: 'blobs' });
+  // Journaled: an upload is acknowledged to its client once its bytes are stored, and a standalone
+  // mongod acknowledges an unjournaled write up to ≈ 100 ms before it reaches the disk — a crash in
+  // between would keep the image's event and lose its bytes (processors/images/lost-bytes.ts).
+  const bucket = new GridFSBucket(db, { bucketName: 'blobs', writeConcern: { w: 1, journal: true } });
   // The bucket's indexes (the ones the driver would make on the first upload), made once here at
   // start rather than by the driver under the first concurrent uploads: mongo-java-server answers
   // an insert that races an index creation on the same collection with "Unknown error"

@@ -4,17 +4,14 @@ import { join } from 'node:path';
 import pino from 'pino';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { imageDecider } from '../../domain/images/decide.ts';
 import { deleteImageDecider } from '../../domain/images/delete.ts';
-import { imageStream, type ImageUploaded } from '../../domain/images/image.ts';
+import { imageStream } from '../../domain/images/image.ts';
 import { fileBlobStore } from '../../infrastructure/blobs/file.ts';
 import type { BlobStore } from '../../infrastructure/blobs/port.ts';
 import { handleCommand, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
-import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/port.ts';
+import type { EventStore } from '../../infrastructure/event-store/port.ts';
 import { sqliteEventStore } from '../../infrastructure/event-store/sqlite.ts';
-import { randomId } from '../../infrastructure/ids.ts';
-import { storeImageBlobs } from '../../infrastructure/images/blobs.ts';
-import { processUpload } from '../../infrastructure/images/process-upload.ts';
+import { storedUpload } from '../../test/stored-upload.ts';
 import type { ProcessorDeps } from '../processor.ts';
 import { imageSizesProcessor } from './sizes.ts';
 
@@ -38,35 +35,7 @@ describe('image-sizes processor', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** An image as an upload leaves it (its full and med files, its ImageUploaded), as the bus hands it over. */
-  const upload = async (): Promise<{ event: RecordedEvent; data: ImageUploaded['data'] }> => {
-    const jpeg = await sharp({ create: { width: 1200, height: 900, channels: 3, background: { r: 90, g: 60, b: 30 } } }).jpeg().toBuffer();
-    const image = await processUpload(jpeg);
-    const imageId = randomId(9);
-    const blobKeys = await storeImageBlobs(blobs, imageId, image);
-    const data: ImageUploaded['data'] = {
-      image_id: imageId,
-      account_id: 'acc-1',
-      sub_id: null,
-      original_filename: null,
-      mime_type: image.mime,
-      format: image.format,
-      width: image.width,
-      height: image.height,
-      bytes: image.sizes.full.length,
-      age_months: null,
-      breed_ids: [],
-      url_token: randomId(24),
-      blob_keys: blobKeys,
-      auto_crop: false,
-      parent_image_id: null,
-      crop_box: null,
-      created_at: new Date().toISOString(),
-    };
-    await handleCommand(store, imageStream(imageId), imageDecider, { type: 'UploadImage', data }, context, { newStream: true });
-    const [event] = await store.readStream(imageStream(imageId));
-    return { event, data };
-  };
+  const upload = () => storedUpload(store, blobs, context);
   const widthOf = async (key: string) => {
     const blob = await blobs.get(key);
     return blob ? (await sharp(blob.data).metadata()).width : null;
