@@ -5,7 +5,7 @@ import { openAdapters } from '../../infrastructure/adapters.ts';
 import { loadOpsConfig } from '../../infrastructure/ops-config.ts';
 import { startProcessOps } from '../../infrastructure/ops.ts';
 import { instrumentEventStore } from '../../infrastructure/metrics/metrics.ts';
-import type { EventStore } from '../../infrastructure/event-store/port.ts';
+import type { AppendResult, EventStore, ExpectedRevision } from '../../infrastructure/event-store/port.ts';
 import { createLogger } from '../../infrastructure/logger.ts';
 import { startProjections } from '../../projectors/runner.ts';
 import { projections } from '../../projectors/index.ts';
@@ -36,14 +36,15 @@ await adapters.readStore.waitForCheckpoints(READ_MODEL_PROJECTIONS, await adapte
 
 /** Appends answered at once, as if the log had taken them (positions counted from far above the real log's). */
 let position = 1n << 40n;
+const freeAppend = (count: number, expected: ExpectedRevision | undefined): AppendResult => {
+  const before = typeof expected === 'bigint' ? expected : -1n;
+  position += BigInt(count);
+  return { nextRevision: before + BigInt(count), position };
+};
 const freeAppends: EventStore = {
   ...adapters.eventStore,
-  append: async (_stream, events, options) => {
-    const expected = options?.expectedRevision;
-    const before = typeof expected === 'bigint' ? expected : -1n;
-    position += BigInt(events.length);
-    return { nextRevision: before + BigInt(events.length), position };
-  },
+  append: async (_stream, events, options) => freeAppend(events.length, options?.expectedRevision),
+  appendAll: async (appends) => appends.map((append) => freeAppend(append.events.length, append.expectedRevision)),
 };
 
 const app = await allInOneHttpApp({

@@ -2,9 +2,9 @@ import { favouriteClaimDecider, favouriteDecider } from '../../domain/favourites
 import { favouriteClaimStream } from '../../domain/favourites/claim.ts';
 import { favouriteEvents, favouriteStream, type FavouriteAdded, type FavouriteState } from '../../domain/favourites/favourite.ts';
 import { onlyTypes } from '../../domain/stream-events.ts';
-import { DomainError, isDomainError } from '../../domain/errors.ts';
-import { handleCommand, stateOf, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
-import type { EventStore } from '../../infrastructure/event-store/port.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { appendDecided, decideOn, handleCommand, stateOf, type CommandContext } from '../../infrastructure/event-store/command-handler.ts';
+import { isWrongExpectedRevision, type EventStore } from '../../infrastructure/event-store/port.ts';
 import { decodeAll } from '../../infrastructure/event-store/recorded.ts';
 import { sha256 } from '../../infrastructure/ids.ts';
 import { withFreshNumericId } from './fresh-id.ts';
@@ -24,10 +24,12 @@ export type AddFavouriteInput = {
 const CLAIM_ATTEMPTS = 5;
 
 /**
- * One favourite per account + sub_id + image, across replicas: first win the claim stream for that
- * triple (expected revision), then write the favourite's own stream. If the process dies between
- * the two, the claim points at a favourite that never appeared and is taken over once stale; a
- * deleted favourite releases its claim (and a claim on a deleted favourite is taken over too).
+ * One favourite per account + sub_id + image, across replicas: the claim stream for that triple
+ * is won at the revision read (expected revision), and the favourite's own stream written with
+ * it. Both are appended as one (`appendDecided`): in one commit on the embedded store, all or
+ * none; one after the other on EventStoreDB, where a process that dies between the two leaves a
+ * claim pointing at a favourite that never appeared, taken over once stale. A deleted favourite
+ * releases its claim (and a claim on a deleted favourite is taken over too).
  *
  * Each attempt reads the claim, then the state of the favourite it points at, and appends at the
  * claim revision it read: the holder's state is always that of the claim being replaced. Another
@@ -42,31 +44,28 @@ export const addFavourite = async (store: EventStore, input: AddFavouriteInput, 
       const claim = await stateOf(store, claimStream, favouriteClaimDecider);
       const holder: FavouriteState =
         claim.state.holder === null ? { status: 'none' } : (await stateOf(store, favouriteStream(claim.state.holder), favouriteDecider)).state;
+      const claimed = decideOn(
+        claimStream,
+        favouriteClaimDecider,
+        { type: 'ClaimFavourite', favourite_id: favouriteId, account_id: input.account_id, sub_id: input.sub_id, image_id: input.image_id, holder, now },
+        claim,
+      );
+      const added = decideOn(
+        favouriteStream(favouriteId),
+        favouriteDecider,
+        { type: 'AddFavourite', favourite_id: favouriteId, ...input, now },
+        { state: favouriteDecider.initialState(), revision: null },
+      );
       try {
-        await handleCommand(
-          store,
-          claimStream,
-          favouriteClaimDecider,
-          { type: 'ClaimFavourite', favourite_id: favouriteId, account_id: input.account_id, sub_id: input.sub_id, image_id: input.image_id, holder, now },
-          context,
-          { retries: 0, known: { state: claim.state, revision: claim.revision } },
-        );
-        break;
+        const [, position] = await appendDecided(store, [claimed, added], context);
+        return { favourite: (added.events[0] as FavouriteAdded).data, position };
       } catch (error) {
-        if (!isDomainError(error) || error.code !== 'conflict') throw error;
+        // A clash on the favourite's own (new) stream is withFreshNumericId's: another id.
+        if (!isWrongExpectedRevision(error) || error.streamName !== claimStream) throw error;
         // Someone else changed the claim between our reads and our append: decide again on theirs.
         if (attempt >= CLAIM_ATTEMPTS) throw new DomainError('duplicate_favourite', 'this image is already a favourite for this account and sub_id');
       }
     }
-    const result = await handleCommand(
-      store,
-      favouriteStream(favouriteId),
-      favouriteDecider,
-      { type: 'AddFavourite', favourite_id: favouriteId, ...input, now },
-      context,
-      { newStream: true },
-    );
-    return { favourite: (result.events[0] as FavouriteAdded).data, position: result.position };
   });
 };
 

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,36 +19,60 @@ export const fileBlobStore = (dir: string): BlobStore => {
   // The directory is made once per store (again should it have been removed since).
   let made: Promise<unknown> | null = null;
   const madeDir = () => (made ??= mkdir(dir, { recursive: true }).catch((error) => ((made = null), Promise.reject(error))));
-  const write = async (temporary: string, data: Buffer | Readable) =>
-    Buffer.isBuffer(data) ? writeFile(temporary, data) : pipeline(data, createWriteStream(temporary));
+  /**
+   * Bytes into a new file: opened and written, its handle left open (null for a stream, which
+   * closes its file itself) so that the close can run beside the rename that follows — a file's
+   * bytes are in it once written, closed or not.
+   */
+  const write = async (file: string, data: Buffer | string | Readable): Promise<FileHandle | null> => {
+    if (!Buffer.isBuffer(data) && typeof data !== 'string') {
+      await pipeline(data, createWriteStream(file));
+      return null;
+    }
+    const handle = await open(file, 'w');
+    try {
+      await handle.writeFile(data);
+      return handle;
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  };
+  const closeAll = (handles: (FileHandle | null)[]) => Promise.allSettled(handles.map((handle) => handle?.close()));
   return {
     async put(key, data, contentType) {
       await madeDir();
       const target = path(key);
       const temporary = `${target}.${randomId(6)}.tmp`;
       /** A write again once the directory is made again, should it have been removed meanwhile. */
-      const inDir = async (writeOnce: () => Promise<unknown>, again: boolean) => {
+      const inDir = async (writeOnce: () => Promise<FileHandle | null>, again: boolean) => {
         try {
-          await writeOnce();
+          return await writeOnce();
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !again) throw error;
           made = null;
           await madeDir();
-          await writeOnce();
+          return writeOnce();
         }
       };
-      // The bytes and the content type side by side (each file is an open, a write and a close in
-      // the thread pool), then the rename that makes the blob visible.
-      const written = await Promise.allSettled([
-        inDir(() => write(temporary, data), Buffer.isBuffer(data)),
-        inDir(() => writeFile(`${target}.type`, contentType), true),
-      ]);
+      // The bytes and the content type side by side (each file an open and a write in the thread
+      // pool), then the rename that makes the blob visible, beside the files' closes: three waits
+      // on the thread pool where open, write, close, rename in a row were four.
+      const written = await Promise.allSettled([inDir(() => write(temporary, data), Buffer.isBuffer(data)), inDir(() => write(`${target}.type`, contentType), true)]);
+      const handles = written.map((result) => (result.status === 'fulfilled' ? result.value : null));
       const failed = written.find((result) => result.status === 'rejected');
       if (failed) {
+        await closeAll(handles);
         await rm(temporary, { force: true });
         throw failed.reason;
       }
-      await rename(temporary, target);
+      const [renamed, ...closed] = await Promise.allSettled([rename(temporary, target), ...handles.map((handle) => handle?.close())]);
+      if (renamed.status === 'rejected') {
+        await rm(temporary, { force: true });
+        throw renamed.reason;
+      }
+      const notClosed = closed.find((result) => result.status === 'rejected');
+      if (notClosed) throw notClosed.reason;
       return { size: Buffer.isBuffer(data) ? data.length : (await stat(target)).size };
     },
     async get(key) {

@@ -169,6 +169,56 @@ export const handleCommand = async <State, Command, E extends Event>(
   }
 };
 
+/** A command decided on a stream's known state, to be appended together with others (`appendDecided`). */
+export type Decided<State, E extends Event> = {
+  streamName: string;
+  events: E[];
+  /** The stream's state once the events are appended. */
+  state: State;
+  expectedRevision: ExpectedRevision;
+};
+
+/**
+ * Decides `command` on `folded` — the stream as the caller has just read it (`stateOf`), or
+ * `{ state: initialState(), revision: null }` for a stream new by construction — without
+ * appending: the append, at the revision the decision was made on, is `appendDecided`'s.
+ */
+export const decideOn = <State, Command, E extends Event>(
+  streamName: string,
+  decider: Decider<State, Command, E>,
+  command: Command,
+  folded: Folded<State>,
+): Decided<State, E> => {
+  const events = decider.decide(command, folded.state);
+  return { streamName, events, state: events.reduce(decider.evolve, folded.state), expectedRevision: folded.revision ?? 'no_stream' };
+};
+
+/**
+ * Appends commands decided on known states (`decideOn`) as one `EventStore.appendAll`, in order,
+ * each at the revision it was decided on: a command that writes two streams (a claim and what it
+ * claims) waits for one append, and on the embedded store the two are all or none. A stream
+ * another writer changed since is a wrong-revision error naming that stream (nothing retried
+ * here: the caller reads and decides again). Answers each command's position (null when it
+ * decided nothing).
+ */
+export const appendDecided = async (
+  store: EventStore,
+  decided: readonly Decided<unknown, Event>[],
+  context: CommandContext,
+  now: () => string = () => new Date().toISOString(),
+): Promise<(bigint | null)[]> => {
+  const metadata = metadataFor(context, now());
+  const writing = decided.filter((command) => command.events.length > 0);
+  const results = await store.appendAll(
+    writing.map((command) => ({
+      streamName: command.streamName,
+      events: command.events.map((event) => ({ id: newEventId(), type: event.type, data: event.data as Record<string, unknown>, metadata })),
+      expectedRevision: command.expectedRevision,
+    })),
+  );
+  return decided.map((command) => (command.events.length > 0 ? results[writing.indexOf(command)].position : null));
+};
+
 /** Folds an already-read stream (for handlers that need the state of a second stream). */
 export const stateOf = async <State, E extends Event>(
   store: EventStore,

@@ -125,6 +125,38 @@ export const eventStoreContract = (adapterName: string, makeStore: () => Promise
       expect(isWrongExpectedRevision(otherExpectation)).toBe(true);
     });
 
+    it('appends to several streams in order (appendAll), each at its own expectation', async () => {
+      const [first, second] = [stream(), stream()];
+      await store.append(first, [event('Before')], { expectedRevision: 'no_stream' });
+      const results = await store.appendAll([
+        { streamName: first, events: [event('Claimed')], expectedRevision: 0n },
+        { streamName: second, events: [event('Added'), event('More')], expectedRevision: 'no_stream' },
+      ]);
+      expect(results.map((result) => result.nextRevision)).toEqual([1n, 1n]);
+      expect(results[0].position < results[1].position).toBe(true);
+      expect((await store.readStream(first)).map((e) => [e.type, e.position])).toEqual([
+        ['Before', (await store.readStream(first))[0].position],
+        ['Claimed', results[0].position],
+      ]);
+      expect((await store.readStream(second)).map((e) => e.type)).toEqual(['Added', 'More']);
+      expect((await store.readStream(second))[1].position).toBe(results[1].position);
+      expect(await store.appendAll([])).toEqual([]);
+    });
+
+    it('appendAll: a wrong expectation is a typed conflict naming its stream; nothing after it is appended', async () => {
+      const [taken, next] = [stream(), stream()];
+      await store.append(taken, [event()], { expectedRevision: 'no_stream' });
+      const error = await store
+        .appendAll([
+          { streamName: taken, events: [event('Refused')], expectedRevision: 'no_stream' },
+          { streamName: next, events: [event('Never')], expectedRevision: 'no_stream' },
+        ])
+        .then(() => null, (e: unknown) => e);
+      expect(isWrongExpectedRevision(error) && error.streamName).toBe(taken);
+      expect((await store.readStream(taken)).length).toBe(1);
+      expect(await store.readStream(next)).toEqual([]);
+    });
+
     it('lets exactly one of many concurrent appends win each revision', async () => {
       const name = stream();
       await store.append(name, [event()], { expectedRevision: 'no_stream' });

@@ -18,6 +18,7 @@ import {
 import {
   WrongExpectedRevisionError,
   matchesFilter,
+  type AppendResult,
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
@@ -225,22 +226,30 @@ export const eventStoreDbEventStore = (connectionString: string, adapterOptions:
     return 0n;
   };
 
-  return {
-    async append(streamName, events, options = {}) {
-      const expected = options.expectedRevision ?? 'any';
-      try {
-        const result = await client.appendToStream(
-          streamName,
-          events.map((event) => jsonEvent({ id: event.id, type: event.type, data: event.data, metadata: event.metadata })),
-          { expectedRevision: toExpectedRevision(expected) },
-        );
-        return { nextRevision: result.nextExpectedRevision, position: result.position?.commit ?? 0n };
-      } catch (error) {
-        if (error instanceof WrongExpectedVersionError) {
-          throw new WrongExpectedRevisionError(streamName, expected, error.actualVersion === 'no_stream' ? 'no_stream' : BigInt(error.actualVersion));
-        }
-        throw error;
+  const append: EventStore['append'] = async (streamName, events, options = {}) => {
+    const expected = options.expectedRevision ?? 'any';
+    try {
+      const result = await client.appendToStream(
+        streamName,
+        events.map((event) => jsonEvent({ id: event.id, type: event.type, data: event.data, metadata: event.metadata })),
+        { expectedRevision: toExpectedRevision(expected) },
+      );
+      return { nextRevision: result.nextExpectedRevision, position: result.position?.commit ?? 0n };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        throw new WrongExpectedRevisionError(streamName, expected, error.actualVersion === 'no_stream' ? 'no_stream' : BigInt(error.actualVersion));
       }
+      throw error;
+    }
+  };
+
+  return {
+    append,
+    async appendAll(appends) {
+      // EventStoreDB (this client) appends to one stream at a time: in order, stopping at the first failure.
+      const results: AppendResult[] = [];
+      for (const { streamName, events, expectedRevision } of appends) results.push(await append(streamName, events, { expectedRevision }));
+      return results;
     },
     async readStream(streamName, options = {}) {
       const backwards = options.direction === 'backwards';

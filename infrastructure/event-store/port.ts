@@ -36,6 +36,9 @@ export type RecordedEvent = NewEvent & {
 
 export type AppendResult = { nextRevision: bigint; position: bigint };
 
+/** One stream's part of `appendAll`. */
+export type StreamAppend = { streamName: string; events: NewEvent[]; expectedRevision?: ExpectedRevision };
+
 export type ReadStreamOptions = {
   direction?: 'forwards' | 'backwards';
   /** Inclusive; forwards default 0, backwards default the last revision. */
@@ -69,6 +72,14 @@ export type Subscription = {
 
 export interface EventStore {
   append(streamName: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Appends to several streams, in order, each with its own expectation; a later one is appended
+   * only once every earlier one has been (the first to fail is the error). The embedded store
+   * makes them one transaction — all or none, in one commit — so a command that writes two
+   * streams waits for one append instead of two; EventStoreDB appends them one after the other
+   * (those before a failure stand), as two `append`s in a row would.
+   */
+  appendAll(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Which of these streams hold at least one event: one check for many streams (a batch's). */
   existingStreams(streamNames: readonly string[]): Promise<Set<string>>;

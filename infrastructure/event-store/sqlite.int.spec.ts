@@ -101,4 +101,28 @@ describe('embedded SQLite event store', () => {
     expect((await store.readAll()).map((e) => e.type)).toEqual(['First', 'Once', 'A', 'Two', 'Three']);
     await store.close();
   });
+
+  it('makes an appendAll all or none, in the same commit as the appends asked for beside it', async () => {
+    const store = sqliteEventStore(join(dir, 'all.db'));
+    const meta = { account_id: null, correlation_id: null, causation_id: null, request_id: null, actor: null, timestamp: new Date().toISOString(), schema_version: 1 };
+    const event = (type: string) => ({ id: randomUUID(), type, data: {}, metadata: meta });
+    await store.append('a-taken', [event('First')]);
+    const outcomes = await Promise.allSettled([
+      store.append('a-single', [event('Single')]),
+      // The claim lands but its favourite's stream exists already: the claim is rolled back with it.
+      store.appendAll([
+        { streamName: 'a-claim', events: [event('Claimed')], expectedRevision: 'no_stream' },
+        { streamName: 'a-taken', events: [event('Refused')], expectedRevision: 'no_stream' },
+      ]),
+      store.appendAll([
+        { streamName: 'a-claim', events: [event('ClaimedToo')], expectedRevision: 'no_stream' },
+        { streamName: 'a-new', events: [event('Added')], expectedRevision: 'no_stream' },
+      ]),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await store.readStream('a-claim')).map((e) => e.type)).toEqual(['ClaimedToo']);
+    expect((await store.readStream('a-taken')).map((e) => e.type)).toEqual(['First']);
+    expect((await store.readAll()).map((e) => e.type)).toEqual(['First', 'Single', 'ClaimedToo', 'Added']);
+    await store.close();
+  });
 });

@@ -13,6 +13,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamAppend,
   type SubscribeOptions,
   type Subscription,
 } from './port.ts';
@@ -241,7 +242,6 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
     }
     return { nextRevision: revision, position };
   };
-  const appendTx = db.transaction(appendInTransaction);
 
   const readAllSync = (after: bigint, maxCount: number): RecordedEvent[] => stmt.allForwards.all(after, maxCount).map(toRecorded);
 
@@ -251,24 +251,26 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
    * better-sqlite3 transaction), so one append's failure rolls back that append alone; an append of
    * one event (most of them) needs none and saves its cost (≈ 20 % of an append). Every
    * caller is answered once the shared transaction has committed, as before: an acknowledged
-   * append is durable, and appends keep the order they were asked in.
+   * append is durable, and appends keep the order they were asked in. An `appendAll` is one item
+   * of the batch: its appends in one savepoint, all or none.
    */
   type QueuedAppend = {
-    streamName: string;
-    events: NewEvent[];
-    expected: ExpectedRevision;
-    resolve: (result: AppendResult) => void;
+    appends: readonly StreamAppend[];
+    resolve: (results: AppendResult[]) => void;
     reject: (error: unknown) => void;
   };
-  type Outcome = { result: AppendResult } | { error: unknown };
+  type Outcome = { results: AppendResult[] } | { error: unknown };
+  const appendOne = (append: StreamAppend): AppendResult => appendInTransaction(append.streamName, append.events, append.expectedRevision ?? 'any');
+  const appendAllTx = db.transaction((appends: readonly StreamAppend[]): AppendResult[] => appends.map(appendOne));
   let queue: QueuedAppend[] = [];
   const appendBatchTx = db.transaction((batch: QueuedAppend[]): Outcome[] =>
     batch.map((item) => {
       try {
         // (One event needs no savepoint: its insert is the append's only write, and a failed
         // statement leaves nothing behind.)
-        const append = item.events.length === 1 ? appendInTransaction : appendTx;
-        return { result: append(item.streamName, item.events, item.expected) };
+        const [only] = item.appends;
+        if (item.appends.length === 1 && only.events.length === 1) return { results: [appendOne(only)] };
+        return { results: appendAllTx(item.appends) };
       } catch (error) {
         return { error };
       }
@@ -287,9 +289,9 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
     }
     let last: bigint | null = null;
     outcomes.forEach((outcome, index) => {
-      if ('result' in outcome) {
-        last = outcome.result.position;
-        batch[index].resolve(outcome.result);
+      if ('results' in outcome) {
+        for (const result of outcome.results) if (last === null || result.position > last) last = result.position;
+        batch[index].resolve(outcome.results);
       } else batch[index].reject(outcome.error);
     });
     if (last !== null) {
@@ -297,6 +299,14 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
       forgetShared();
       appended.emit('appended', last);
     }
+  };
+  const enqueue = (appends: readonly StreamAppend[]): Promise<AppendResult[]> => {
+    if (appends.some((append) => append.events.length === 0)) throw new Error('append needs at least one event');
+    if (closed) throw new Error('the event store is closed');
+    return new Promise<AppendResult[]>((resolve, reject) => {
+      queue.push({ appends, resolve, reject });
+      if (queue.length === 1) setImmediate(commitQueue);
+    });
   };
 
   const subscribe = (options: SubscribeOptions): Subscription => {
@@ -396,12 +406,12 @@ export const sqliteEventStore = (file: string, options: SqliteEventStoreOptions 
   return {
     tail,
     async append(streamName, events, options = {}) {
-      if (events.length === 0) throw new Error('append needs at least one event');
-      if (closed) throw new Error('the event store is closed');
-      return new Promise<AppendResult>((resolve, reject) => {
-        queue.push({ streamName, events, expected: options.expectedRevision ?? 'any', resolve, reject });
-        if (queue.length === 1) setImmediate(commitQueue);
-      });
+      const [result] = await enqueue([{ streamName, events, expectedRevision: options.expectedRevision }]);
+      return result;
+    },
+    async appendAll(appends) {
+      if (appends.length === 0) return [];
+      return enqueue(appends);
     },
     async readStream(streamName, options: ReadStreamOptions = {}) {
       const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;

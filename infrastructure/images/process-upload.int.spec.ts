@@ -1,3 +1,4 @@
+import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/errors.ts';
@@ -48,6 +49,34 @@ describe('processUpload', () => {
     const rotated = await sharp(await picture('jpeg', 300, 200)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
     const result = await processUpload(rotated);
     expect([result.width, result.height]).toEqual([200, 300]);
+    // med, made from the upload's bytes beside the metadata read, is upright too and carries no EXIF
+    const med = await sharp(result.sizes.med).metadata();
+    expect([med.width, med.height, med.orientation, med.exif]).toEqual([200, 300, undefined, undefined]);
+  });
+
+  it('refuses a pixel bomb from its header, the early med included (no unhandled rejection, nothing decoded)', async () => {
+    // 20,000 × 20,000 grey pixels in a few KiB: a valid PNG header over an IDAT that never has to be read.
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(20_000, 0);
+    header.writeUInt32BE(20_000, 4);
+    header.writeUInt8(8, 8);
+    const chunk = (type: string, data: Buffer) => {
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(data.length);
+      const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(crc32(body));
+      return Buffer.concat([length, body, crc]);
+    };
+    const bomb = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk('IHDR', header),
+      chunk('IDAT', deflateSync(Buffer.alloc(20_001 * 100), { level: 9 })),
+      chunk('IEND', Buffer.alloc(0)),
+    ]);
+    const started = performance.now();
+    expect(await codeOf(processUpload(bomb))).toBe('image_too_many_pixels');
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('keeps a plain upright file as its full size, byte for byte, and re-encodes one that carries metadata without it', async () => {

@@ -72,6 +72,14 @@ const encode = (pipeline: Sharp, format: ImageFormat): Sharp =>
         ? pipeline.webp({ quality: 85 })
         : pipeline.gif();
 
+/** A promise's outcome, never rejected: work started early whose failure may never be asked for. */
+type Outcome<T> = { value: T } | { error: unknown };
+const settled = <T>(promise: Promise<T>): Promise<Outcome<T>> => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
+const outcomeOf = <T>(outcome: Outcome<T>): T => {
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+};
+
 /**
  * Checks and decodes the upload and makes its sizes. `resize` fits the stored image inside the
  * given width/height (never enlarging). Metadata (EXIF, GPS) is not carried into the derived sizes.
@@ -82,6 +90,13 @@ export const processUpload = async (bytes: Buffer, resize: { width?: number; hei
   if (polyglot) throw new DomainError('image_polyglot', `the file is not only an image: ${polyglot}`);
   if (looksTruncated(bytes, format)) throw new DomainError('image_truncated', `the ${format} data is truncated`);
   const options: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'truncated', animated: false };
+  const medOf = (source: Buffer) =>
+    encode(sharp(source, options).rotate().resize({ width: SIZE_BOUNDS.med, height: SIZE_BOUNDS.med, fit: 'inside', withoutEnlargement: true }), format).toBuffer();
+  // Unless the stored image is resized (or a GIF, re-encoded frame by frame), `med` is the upload
+  // turned upright and bounded, whether `full` keeps the bytes or re-encodes them: it is made from
+  // the bytes beside the metadata read instead of after it (one wait on the thread pool fewer). The
+  // pixel limit holds there too: libvips refuses a pixel bomb from its header, before decoding.
+  const early = format !== 'gif' && !resize.width && !resize.height ? settled(medOf(bytes)) : null;
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { ...options, limitInputPixels: false }).metadata();
@@ -100,6 +115,10 @@ export const processUpload = async (bytes: Buffer, resize: { width?: number; hei
     // its pixels without its metadata (GPS, comments, markup never reach the public url),
     // auto-rotated and resized.
     const keepAsIs = format !== 'gif' && !resize.width && !resize.height && isPlain(meta) && servableAsIs(bytes, format);
+    // `med` in one pipeline (decode, resize, encode; shrink-on-load makes the decode cheap for
+    // JPEG and WebP). It reads the whole file, so a truncated or corrupt one fails here. One begun
+    // early is awaited before any re-encode of `full`, so the two never hold their pixels at once.
+    const earlyMed = early ? outcomeOf(await early) : null;
     let full: { data: Buffer; width: number; height: number };
     if (keepAsIs) {
       full = { data: bytes, width: meta.width, height: meta.height };
@@ -109,12 +128,7 @@ export const processUpload = async (bytes: Buffer, resize: { width?: number; hei
       const encoded = await encode(fullPipeline, format).toBuffer({ resolveWithObject: true });
       full = { data: encoded.data, width: encoded.info.width, height: encoded.info.height };
     }
-    // `med` in one pipeline (decode, resize, encode; shrink-on-load makes the decode cheap for
-    // JPEG and WebP). It reads the whole file, so a truncated or corrupt one fails here.
-    const med = await encode(
-      sharp(full.data, options).rotate().resize({ width: SIZE_BOUNDS.med, height: SIZE_BOUNDS.med, fit: 'inside', withoutEnlargement: true }),
-      format,
-    ).toBuffer();
+    const med = earlyMed ?? (await medOf(full.data));
     const sizes = { full: full.data, med };
     return { format, mime, width: full.width, height: full.height, original: bytes, sizes };
   } catch (error) {

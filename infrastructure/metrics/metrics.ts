@@ -64,12 +64,13 @@ export const createMetrics = (processName: string): Metrics => {
 
 /** The event store with its appends timed and conflicts counted; `onAppended` sees each new position. */
 export const instrumentEventStore = <S extends EventStore>(eventStore: S, metrics: Metrics, onAppended?: (position: bigint) => void): S => {
-  const append: EventStore['append'] = async (streamName, events, options) => {
+  const timed = async <T>(write: () => Promise<T>, lastPosition: (result: T) => bigint | undefined): Promise<T> => {
     const end = metrics.appendDuration.startTimer();
     try {
-      const result = await eventStore.append(streamName, events, options);
+      const result = await write();
       end({ outcome: 'ok' });
-      onAppended?.(result.position);
+      const position = lastPosition(result);
+      if (position !== undefined) onAppended?.(position);
       return result;
     } catch (error) {
       if (isWrongExpectedRevision(error)) {
@@ -81,9 +82,12 @@ export const instrumentEventStore = <S extends EventStore>(eventStore: S, metric
       throw error;
     }
   };
+  const append: EventStore['append'] = (streamName, events, options) => timed(() => eventStore.append(streamName, events, options), (result) => result.position);
+  const appendAll: EventStore['appendAll'] = (appends) => timed(() => eventStore.appendAll(appends), (results) => results.at(-1)?.position);
   return new Proxy(eventStore, {
     get: (target, key) => {
       if (key === 'append') return append;
+      if (key === 'appendAll') return appendAll;
       const value = Reflect.get(target, key, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
