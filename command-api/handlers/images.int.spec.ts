@@ -1,9 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { isDomainError } from '../../domain/errors.ts';
 import { quotaStream } from '../../domain/quota/quota.ts';
 import { fileBlobStore } from '../../infrastructure/blobs/file.ts';
 import type { CommandContext } from '../../infrastructure/event-store/command-handler.ts';
@@ -40,18 +39,6 @@ describe('uploadImage', () => {
       [quotaStream('acc-1'), { fromRevision: 2n }],
     ]);
     expect(await store.readStream(quotaStream('acc-1'))).toHaveLength(3);
-  });
-
-  it('stores nothing beyond the quota: the blobs written beside a refused reservation are removed before the answer', async () => {
-    const blobsDir = join(dir, 'blobs');
-    const settings = { eventStore: store, blobs: fileBlobStore(blobsDir), uploadQuota: 1 };
-    const first = (await uploadImage(settings, 'acc-1', input, context)).data;
-    const kept = readdirSync(blobsDir).sort();
-    expect(kept.every((file) => file.startsWith(`img.${first.image_id}.`))).toBe(true);
-    const refused = await uploadImage(settings, 'acc-1', input, context).then(() => null, (error: unknown) => error);
-    expect(isDomainError(refused) && refused.code).toBe('upload_quota_exceeded');
-    expect(readdirSync(blobsDir).sort()).toEqual(kept);
-    expect(await store.readStream(quotaStream('acc-1'))).toHaveLength(1);
   });
 
   it('writes a plain upload once (its full size is the original) and a cleaned one twice', async () => {

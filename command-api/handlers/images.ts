@@ -35,12 +35,10 @@ const quotaStates = (store: EventStore): StreamStates<unknown> => {
 
 /**
  * An upload, in the order that keeps the guarantees: check and decode the bytes (a bad file costs
- * no quota), then reserve one unit of the month's quota on the account's quota stream (expected
- * revision: racing uploads cannot overdraw it) while the blobs are written — under the image's new
- * id, which nothing names until ImageUploaded does — and append ImageUploaded once both are done.
- * A refused reservation removes the blobs before the answer (beyond the quota nothing stays
- * stored); should storing or appending fail after the reservation, the unit is given back and the
- * blobs removed.
+ * no quota), reserve one unit of the month's quota on the account's quota stream (expected
+ * revision: racing uploads cannot overdraw it; beyond it nothing is stored), store the blobs,
+ * append ImageUploaded. Should storing or appending fail after the reservation, the unit is given
+ * back and the blobs removed.
  */
 export const uploadImage = async (
   settings: UploadSettings,
@@ -51,24 +49,16 @@ export const uploadImage = async (
   const image = await processUpload(input.bytes, { width: input.width, height: input.height });
   const imageId = randomId(9);
   const now = new Date().toISOString();
-  // Side by side: the reservation waits for its append, the blobs for the thread pool.
-  const [reserved, stored] = await Promise.allSettled([
-    handleCommand(
-      settings.eventStore,
-      quotaStream(accountId),
-      quotaDecider,
-      { type: 'ReserveUpload', account_id: accountId, image_id: imageId, default_quota: settings.uploadQuota, now },
-      context,
-      { retries: QUOTA_RETRIES, states: quotaStates(settings.eventStore) },
-    ),
-    storeImageBlobs(settings.blobs, imageId, image),
-  ]);
-  if (reserved.status === 'rejected') {
-    await deleteImageBlobs(settings.blobs, imageId);
-    throw reserved.reason;
-  }
+  await handleCommand(
+    settings.eventStore,
+    quotaStream(accountId),
+    quotaDecider,
+    { type: 'ReserveUpload', account_id: accountId, image_id: imageId, default_quota: settings.uploadQuota, now },
+    context,
+    { retries: QUOTA_RETRIES, states: quotaStates(settings.eventStore) },
+  );
   try {
-    if (stored.status === 'rejected') throw stored.reason;
+    const blobKeys = await storeImageBlobs(settings.blobs, imageId, image);
     const data: ImageUploaded['data'] = {
       image_id: imageId,
       account_id: accountId,
@@ -82,7 +72,7 @@ export const uploadImage = async (
       age_months: input.age_months,
       breed_ids: input.breed_ids,
       url_token: randomId(24),
-      blob_keys: stored.value,
+      blob_keys: blobKeys,
       auto_crop: input.auto_crop,
       parent_image_id: null,
       crop_box: null,
