@@ -149,51 +149,26 @@ describe('projection runner', () => {
     await eventStore.close();
   });
 
-  it('applies again what a store lost when it reports a rollback, though no write of the runner failed', async () => {
+  /** The loss scenario on a store that reports it only through its count of rollbacks. */
+  const afterReportedLoss = async (options: { eventsAfter?: boolean; checkpointKept?: boolean } = {}) => {
     const eventStore = sqliteEventStore(':memory:', { pollIntervalMs: 20 });
     const readStore = embeddedReadStore();
     let rollbacks = 0;
-    // The embedded store as after SQLite rolled its open transaction back (a full disk): documents
-    // and checkpoint since the last commit gone, counted in `rollbacks`; later writes succeed.
-    await projectsAgainAfterLoss(eventStore, readStore, reportingRollbacks(readStore, () => rollbacks), () => {
-      rollbacks += 1;
-    });
+    await projectsAgainAfterLoss(eventStore, readStore, reportingRollbacks(readStore, () => rollbacks), () => (rollbacks += 1), options);
     await eventStore.close();
-  });
+  };
 
-  it('applies again what a store lost between batches though no event follows (a MongoDB server restarted while the runner was idle)', async () => {
-    const eventStore = sqliteEventStore(':memory:', { pollIntervalMs: 20 });
-    const readStore = embeddedReadStore();
-    let returns = 0;
-    // The Mongo read store counts its server's returns as rollbacks: the server came back without
-    // its last acknowledged writes, and nothing is written after.
-    await projectsAgainAfterLoss(
-      eventStore,
-      readStore,
-      reportingRollbacks(readStore, () => returns),
-      () => {
-        returns += 1;
-      },
-      { eventsAfter: false },
-    );
-    await eventStore.close();
-  });
+  // The embedded store as after SQLite rolled its open transaction back (a full disk): documents
+  // and checkpoint since the last commit gone, counted in `rollbacks`; later writes succeed.
+  it('applies again what a store lost when it reports a rollback, though no write of the runner failed', () => afterReportedLoss());
 
-  it("applies again the last batches' events when a store reports a loss but kept its checkpoint (its connections took the writes out of order)", async () => {
-    const eventStore = sqliteEventStore(':memory:', { pollIntervalMs: 20 });
-    const readStore = embeddedReadStore();
-    let returns = 0;
-    await projectsAgainAfterLoss(
-      eventStore,
-      readStore,
-      reportingRollbacks(readStore, () => returns),
-      () => {
-        returns += 1;
-      },
-      { eventsAfter: false, checkpointKept: true },
-    );
-    await eventStore.close();
-  });
+  // The Mongo read store counts its server's returns as rollbacks: the server came back without
+  // its last acknowledged writes, and nothing is written after.
+  it('applies again what a store lost between batches though no event follows (a MongoDB server restarted while the runner was idle)', () =>
+    afterReportedLoss({ eventsAfter: false }));
+
+  it("applies again the last batches' events when a store reports a loss but kept its checkpoint (its connections took the writes out of order)", () =>
+    afterReportedLoss({ eventsAfter: false, checkpointKept: true }));
 
   it('rebuilds to the head batch by batch, reading back earlier writes of the batch', async () => {
     const eventStore = sqliteEventStore(':memory:', { pollIntervalMs: 20 });
