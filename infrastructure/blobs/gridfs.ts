@@ -14,7 +14,8 @@ export const gridFsBlobStore = async (url: string, dbName?: string): Promise<Blo
   const db = client.db(dbName ?? (new URL(url).pathname.slice(1) || 'animal_data'));
   // Journaled: an upload is acknowledged to its client once its bytes are stored, and a standalone
   // mongod acknowledges an unjournaled write up to ≈ 100 ms before it reaches the disk — a crash in
-  // between would keep the image's event and lose its bytes (processors/images/lost-bytes.ts).
+  // between would keep the image's event and lose its bytes (the image would then stay
+  // to_be_reviewed: docs/reliability.md).
   const bucket = new GridFSBucket(db, { bucketName: 'blobs', writeConcern: { w: 1, journal: true } });
   // The bucket's indexes (the ones the driver would make on the first upload), made once here at
   // start rather than by the driver under the first concurrent uploads: mongo-java-server answers

@@ -33,7 +33,6 @@ import { storeImageBlobs } from '../../infrastructure/images/blobs.ts';
 import { defineProcessor, type Processor, type ProcessorDeps } from '../processor.ts';
 import { analyseImage } from './analyse.ts';
 import { processorContext } from './context.ts';
-import { discardImageWithLostBytes } from './lost-bytes.ts';
 
 const breedNames = async (readStore: ReadStore | undefined, species: string | null): Promise<BreedName[]> => {
   if (!readStore || !species) return [];
@@ -169,7 +168,10 @@ export const imageLabellingProcessor = defineProcessor({
     if (!state.exists || state.deleted || state.status === 'labelled' || state.status === 'to_be_reviewed') return;
     const uploaded = decodeAll(imageEvents, folded.events).find((recorded): recorded is Recorded<ImageUploaded> => recorded.type === 'ImageUploaded')!.data;
     const med = await deps.blobs!.get(uploaded.blob_keys.med);
-    if (!med) return discardImageWithLostBytes(deps, 'image-labelling', event, uploaded);
+    if (!med) {
+      deps.logger.warn({ image_id: uploaded.image_id }, 'image bytes are gone (deleted?): not labelled');
+      return;
+    }
     const vision = deps.vision!;
     const { detections, animals, species, whole, main: seen, mainRegion, crops } = await analyseImage(vision, med.data);
     const classifications = whole.top;

@@ -3,7 +3,6 @@ import { imageEvents, imageStream } from '../../domain/images/image.ts';
 import { handleCommand, stateOf } from '../../infrastructure/event-store/command-handler.ts';
 import { defineProcessor } from '../processor.ts';
 import { processorContext } from './context.ts';
-import { discardImageWithLostBytes } from './lost-bytes.ts';
 
 /**
  * Validation: to_be_reviewed -> clean | unsafe, from the moderation model's verdict on the image
@@ -21,7 +20,10 @@ export const imageValidationProcessor = defineProcessor({
     const folded = await stateOf(deps.eventStore, imageStream(data.image_id), imageDecider);
     if (!folded.state.exists || folded.state.deleted || folded.state.status !== 'to_be_reviewed') return;
     const blob = await deps.blobs!.get(data.blob_keys.med);
-    if (!blob) return discardImageWithLostBytes(deps, 'image-validation', event, data);
+    if (!blob) {
+      deps.logger.warn({ image_id: data.image_id }, 'image bytes are gone (deleted?): not validated');
+      return;
+    }
     const verdict = await deps.vision!.moderate(blob.data);
     const model = deps.vision!.info().find((info) => info.task === 'safety');
     await handleCommand(
