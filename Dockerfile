@@ -11,5 +11,9 @@ COPY . .
 # glibc's per-thread malloc arenas fragment under libvips' image threads (sharp's own advice):
 # two arenas keep the resident size of an image-processing process bounded.
 ENV HOST=0.0.0.0 PORT=8080 DATA_DIR=/data MALLOC_ARENA_MAX=2
+# The heap policy of every process (infrastructure/heap-policy.ts, as `npm start` sets it): the old
+# generation capped at 320 MiB, so garbage between collections cannot take a process past 512 MiB
+# resident. Change it with NODE_OPTIONS in compose's environment (docs/operations.md#memory).
+ENV NODE_OPTIONS="--max-old-space-size=320"
 EXPOSE 8080
 CMD ["npx", "tsx", "runtime/main.ts"]

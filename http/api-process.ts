@@ -4,6 +4,7 @@ import { assertDeploymentSecrets, loadConfig, type Config } from '../infrastruct
 import { loadOpsConfig } from '../infrastructure/ops-config.ts';
 import { startProcessOps, type ProcessOps } from '../infrastructure/ops.ts';
 import { onShutdownOnceStarted } from '../infrastructure/shutdown.ts';
+import { createLogger } from '../infrastructure/logger.ts';
 import { createHttpApp } from './app.ts';
 import { authDependenciesOf } from './auth.ts';
 import { httpLimitsOf } from './limits.ts';
@@ -31,7 +32,14 @@ export const runApiProcess = (options: ApiProcessOptions): Promise<void> => {
   const start = async (): Promise<() => Promise<void>> => {
     const adapters = await openAdapters(config);
     const opsConfig = loadOpsConfig();
-    const ops = await startProcessOps({ name: options.name, ops: opsConfig, adapters, readyCheckpoints: options.readyCheckpoints });
+    const ops = await startProcessOps({
+      name: options.name,
+      ops: opsConfig,
+      adapters,
+      readyCheckpoints: options.readyCheckpoints,
+      logger: createLogger(options.name, config.logLevel),
+      uploadMemoryBudgetMb: config.uploadMemoryBudgetMb,
+    });
     const app = await createHttpApp({
       title: options.title,
       ...httpLimitsOf(config),

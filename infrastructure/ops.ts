@@ -8,6 +8,8 @@ import type { OpsConfig } from './ops-config.ts';
 import { mongoCommandCounts, monitorsMongoCommands } from './mongo-commands.ts';
 import { mediaBuild } from './media/ffmpeg-binaries.ts';
 import { mediaSlots } from './media/bounded-run.ts';
+import { getHeapStatistics } from 'node:v8';
+import { heapLimitMb, heapPolicyWarning } from './heap-policy.ts';
 
 export type ProcessOps = {
   metrics: Metrics;
@@ -32,6 +34,8 @@ const WEBHOOK_ENDPOINT_STATUSES = ['enabled', 'disabled'];
  * - `readModelGauges`: webhook deliveries by outcome and endpoints by status, counted in the read
  *   models at scrape time (the process that runs the projections).
  * Bus consumer lag is reported for the groups this process consumes (processors' queue depth).
+ * - `logger`: told at start when the process's V8 heap limit is not the heap policy's for
+ *   `uploadMemoryBudgetMb` (UPLOAD_MEMORY_BUDGET_MB; infrastructure/heap-policy.ts).
  */
 export const startProcessOps = async (options: {
   name: string;
@@ -40,9 +44,16 @@ export const startProcessOps = async (options: {
   readyCheckpoints?: readonly string[];
   lagCheckpoints?: readonly string[];
   readModelGauges?: { webhooks: string; webhookDeliveries: string };
+  logger?: { warn: (message: string) => void };
+  uploadMemoryBudgetMb?: number;
 }): Promise<ProcessOps> => {
   const { adapters } = options;
+  const heapWarning = heapPolicyWarning(heapLimitMb(), options.uploadMemoryBudgetMb);
+  if (heapWarning) options.logger?.warn(heapWarning);
   const metrics = createMetrics(options.name);
+  metrics.gauge('nodejs_heap_size_limit_bytes', "V8's heap size limit (old and young generations): the heap policy the process was started with (infrastructure/heap-policy.ts)", [], async (set) =>
+    set({}, getHeapStatistics().heap_size_limit),
+  );
   const head = await headCache(adapters.eventStore);
   const eventStore = instrumentEventStore(adapters.eventStore, metrics, head.note);
 

@@ -14,7 +14,7 @@ const logger = createLogger('processors', config.logLevel);
 
 const start = async (): Promise<() => Promise<void>> => {
   const adapters = await openAdapters(config);
-  const ops = await startProcessOps({ name: 'processors', ops: loadOpsConfig(), adapters });
+  const ops = await startProcessOps({ name: 'processors', ops: loadOpsConfig(), adapters, logger });
   // The image models (infrastructure/vision): loaded on first use, in worker threads.
   const vision = withVisionProvider(openVisionModels(), visionProviderFromEnv());
   const running = await startProcessors(adapters.bus, ops.eventStore, logger, processors, { blobs: adapters.blobs, readStore: adapters.readStore, vision }, {

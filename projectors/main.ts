@@ -23,6 +23,7 @@ const start = async (): Promise<() => Promise<void>> => {
     readyCheckpoints: names,
     lagCheckpoints: adapters.broker ? [...names, RELAY_CHECKPOINT] : names,
     readModelGauges: { webhooks: Collections.webhooks, webhookDeliveries: Collections.webhookDeliveries },
+    logger,
   });
   const running = await startProjections(adapters.eventStore, adapters.readStore, projections, logger);
   // A broker is fed by the relay; the embedded bus reads the log itself.

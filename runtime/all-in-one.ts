@@ -105,6 +105,8 @@ export const startAllInOne = async (config: Config, options: AllInOneOptions = {
     readyCheckpoints: READ_MODEL_PROJECTIONS,
     lagCheckpoints: adapters.broker ? [...READ_MODEL_PROJECTIONS, RELAY_CHECKPOINT] : READ_MODEL_PROJECTIONS,
     readModelGauges: { webhooks: Collections.webhooks, webhookDeliveries: Collections.webhookDeliveries },
+    logger,
+    uploadMemoryBudgetMb: config.uploadMemoryBudgetMb,
   });
   // Before the subscriptions start, so the import does not compete with them (cheap when unchanged).
   const imported = config.referenceDataImport ? await importReferenceDataOnStart(adapters, logger) : false;

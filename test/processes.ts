@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { serviceNodeOptions } from '../infrastructure/heap-policy.ts';
 import { createServer } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -24,7 +25,8 @@ export type ServiceProcess = {
 /** Starts one of the service's entry points (`runtime/main.ts`, `projectors/main.ts`, …) as a real process. */
 export const startProcess = (name: string, entry: string, env: NodeJS.ProcessEnv): ServiceProcess => {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    // Under the service's heap policy, as `npm run start:*` starts it (infrastructure/heap-policy.ts).
+    env: { ...process.env, NODE_OPTIONS: serviceNodeOptions(), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

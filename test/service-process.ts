@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { serviceNodeOptions } from '../infrastructure/heap-policy.ts';
 
 /** The all-in-one service as a real child process (`node --import tsx runtime/main.ts`), for crash and log tests. */
 export type ServiceProcess = {
@@ -39,7 +40,8 @@ export const startServiceProcess = async (env: Record<string, string>, options: 
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
     cwd: process.cwd(),
-    env: { ...process.env, DEMO_ACCOUNT: 'false', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // Under the service's heap policy, as `npm start` starts it (infrastructure/heap-policy.ts).
+    env: { ...process.env, NODE_OPTIONS: serviceNodeOptions(), DEMO_ACCOUNT: 'false', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

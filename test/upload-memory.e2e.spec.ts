@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, createDeflate } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import { startServiceProcess, type ServiceProcess } from './service-process.ts';
+import { serviceNodeOptions } from '../infrastructure/heap-policy.ts';
 import { recordFigures } from './harness-figures.ts';
 
 /**
@@ -185,6 +187,38 @@ describe('bounded memory under hostile uploads', () => {
     const again = await send();
     expect(again.status).not.toBe(503);
     expect(again.status).toBeLessThan(500);
+  });
+
+  it('takes the largest base64 photo (50 MB) under the heap policy, and of two at once lets one in and tells the other to come back', { timeout: 180_000 }, async (context) => {
+    if (!('/v1/images/upload' in paths)) context.skip('POST /v1/images/upload does not exist yet');
+    // The process runs as `npm start` runs it (infrastructure/heap-policy.ts): the old generation capped.
+    expect(readFileSync(`/proc/${service.child.pid}/environ`, 'utf8').split('\0')).toContain(`NODE_OPTIONS=${serviceNodeOptions()}`);
+    // A real 64 × 64 PNG padded with a private ancillary chunk (decoders skip it) to just under 50 MiB.
+    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#8a6' } }).png().toBuffer();
+    const pad = pngChunk('prVt', Buffer.alloc(50 * MiB - png.length - 12 - 1024, 3));
+    const photo = Buffer.concat([png.subarray(0, png.length - 12), pad, png.subarray(png.length - 12)]);
+    expect(photo.length).toBeGreaterThan(50 * MiB - 2048);
+    const body = JSON.stringify({ type: 'base64', image: photo.toString('base64'), sub_id: 'largest' });
+    const send = () =>
+      fetch(`${service.url}/v1/images/upload`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body }).then(async (response) => ({
+        status: response.status,
+        code: ((await response.json()) as { code?: string }).code,
+      }));
+    const one = await measure(send);
+    const two = await measure(() => Promise.all([send(), send()]));
+    figures.push(
+      `50 MB base64 photo → ${one.result.status}, peak RSS ${(one.peak / MiB).toFixed(0)} MiB; two at once → ${two.result.map((answer) => answer.status).join(',')}, peak RSS ${(two.peak / MiB).toFixed(0)} MiB`,
+    );
+    expect(one.result.status).toBe(201);
+    // One is always let in; the other is taken too or told to come back (the budget), never a 5xx from a full heap.
+    expect(two.result.some((answer) => answer.status === 201)).toBe(true);
+    for (const answer of two.result) expect(answer.status === 201 || answer.code === 'media_busy').toBe(true);
+    // Not asserted: the resident peak. The largest uploads still take the process past 512 MiB
+    // whatever the heap's cap (2026-11-27: one 498–546 MiB, two at once 669–747 MiB under the
+    // policy in two runs; 489 and 727 MiB with V8's default heap), an open problem:
+    // docs/performance.md#memory-item-7.
+    expect((await fetch(`${service.url}/health`)).status).toBe(200);
+    expect(service.output()).not.toMatch(/heap out of memory/i);
   });
 
   it('stays bounded while a 200 MB video is streamed in', { timeout: 300_000 }, async (context) => {

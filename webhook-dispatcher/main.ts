@@ -12,7 +12,7 @@ const logger = createLogger('webhook-dispatcher', config.logLevel);
 
 const start = async (): Promise<() => Promise<void>> => {
   const adapters = await openAdapters(config);
-  const ops = await startProcessOps({ name: 'webhook-dispatcher', ops: loadOpsConfig(), adapters });
+  const ops = await startProcessOps({ name: 'webhook-dispatcher', ops: loadOpsConfig(), adapters, logger });
   const running = await startDispatcher({ ...adapters, eventStore: ops.eventStore, logger, publicBaseUrl: config.publicBaseUrl, options: { allowPrivateTargets: config.webhookAllowPrivateTargets } });
   return async () => {
     await running.stop();

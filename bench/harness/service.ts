@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { freePort, startChild, type Child } from './children.ts';
 import { requestJson } from './http.ts';
+import { serviceNodeOptions } from '../../infrastructure/heap-policy.ts';
 
 export type AdapterMode = 'embedded' | 'production';
 
@@ -93,6 +94,9 @@ export const startService = async (mode: AdapterMode, runId: string, options: Se
       LOG_LEVEL: 'warn',
       // as `npm start` and the Docker image run it (sharp's advice for glibc; see Dockerfile)
       MALLOC_ARENA_MAX: '2',
+      // the heap policy `npm start` and the Docker image start it with (infrastructure/heap-policy.ts);
+      // a NODE_OPTIONS the bench runs with comes after it and wins (to measure another policy)
+      NODE_OPTIONS: serviceNodeOptions(),
       DEMO_ACCOUNT: 'false',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       // The limiter still runs on every request (its cost is measured), but never refuses one.

@@ -1,4 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { serviceNodeOptions } from '../../infrastructure/heap-policy.ts';
 import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -120,7 +121,8 @@ export class Topology {
   start(spec: ProcessSpec): RunningProcess {
     const previous = this.processes.get(spec.name);
     const child = spawn(process.execPath, ['--import', 'tsx', spec.entry], {
-      env: { ...process.env, ...this.env, ...(spec.env ?? {}), ...(spec.port ? { PORT: String(spec.port), HOST: '127.0.0.1' } : {}) },
+      // Under the service's heap policy, as `npm run start:*` and the Docker image start it.
+      env: { ...process.env, NODE_OPTIONS: serviceNodeOptions(), ...this.env, ...(spec.env ?? {}), ...(spec.port ? { PORT: String(spec.port), HOST: '127.0.0.1' } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const log = this.log(spec.name);
