@@ -1,4 +1,4 @@
-import type { MongoClient } from 'mongodb';
+import { MongoNetworkError, type MongoClient } from 'mongodb';
 
 /** How often a client's connections are looked over for a write that can never finish. */
 export const STUCK_WRITE_SWEEP_MS = 1_000;
@@ -29,7 +29,9 @@ export const releaseStuckWrites = (sockets: Iterable<SweptSocket>): number => {
   let released = 0;
   for (const socket of sockets) {
     if (!socket.destroyed || socket.listenerCount('drain') === 0) continue;
-    socket.emit('error', Object.assign(new Error('write on a connection that was already closed'), { code: 'EPIPE' }));
+    // A network error, as the driver's own would be: the command fails as any on a lost server
+    // (its server marked unknown, a request answered 503 store_unavailable), never as a 500.
+    socket.emit('error', new MongoNetworkError('write on a connection that was already closed'));
     released += 1;
   }
   return released;

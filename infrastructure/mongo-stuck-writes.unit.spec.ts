@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { MongoNetworkError } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { releaseStuckWrites } from './mongo-stuck-writes.ts';
 
@@ -20,7 +21,13 @@ const socketPair = async (): Promise<{ client: Socket; peer: Socket; server: Ser
 
 /** What the driver does: write, and when the write is not taken at once, wait for 'drain' (or an error). */
 const driverWrite = (socket: Socket): Promise<string> =>
-  socket.write(Buffer.alloc(16)) ? Promise.resolve('written') : once(socket, 'drain').then(() => 'drained', (error: Error) => `failed: ${error.message}`);
+  socket.write(Buffer.alloc(16))
+    ? Promise.resolve('written')
+    : once(socket, 'drain').then(
+        () => 'drained',
+        // The driver passes the error on as it is: a network error is what makes it a 503, not a 500.
+        (error: Error) => `failed (${error instanceof MongoNetworkError ? 'network error' : 'other error'}): ${error.message}`,
+      );
 
 const settledWithin = <T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'> =>
   Promise.race([promise, delay(ms).then(() => 'still waiting' as const)]);
@@ -40,7 +47,7 @@ describe('releaseStuckWrites', () => {
     expect(await settledWithin(write, 200)).toBe('still waiting');
 
     expect(releaseStuckWrites([client])).toBe(1);
-    expect(await settledWithin(write, 1_000)).toBe('failed: write on a connection that was already closed');
+    expect(await settledWithin(write, 1_000)).toBe('failed (network error): write on a connection that was already closed');
     peer.destroy();
   });
 
