@@ -130,11 +130,11 @@ export const startProjections = async (
     // replays more; the position guards ignore it); the next batch reads the stored ones again.
     const stored = Promise.all(applied.map((projection) => readStore.setCheckpoint(projection.name, lastPosition)));
     for (const projection of applied) checkpoints.set(projection.name, lastPosition);
-    if (failure === undefined) recent.stored(lastPosition);
     if (failure !== undefined) {
       await stored.catch(() => undefined);
       throw failure;
     }
+    recent.stored(lastPosition);
     storing = stored.then(
       () => undefined,
       (error: unknown) => {
