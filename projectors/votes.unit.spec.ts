@@ -24,7 +24,8 @@ describe('votes projection: a batch of votes', () => {
     await images.upsert(ref('pub', 'acc-b', true), 1n);
     await images.upsert(ref('mine', 'acc-a', false), 2n);
     await images.upsert(ref('theirs', 'acc-b', false), 3n);
-    const getMany = vi.spyOn(images, 'getMany');
+    // Through the unit of work a batch's reads reach the store as getStored (documents with their positions).
+    const getMany = vi.spyOn(images, 'getStored');
     const get = vi.spyOn(images, 'get');
 
     const batch = [voteCast(10, 1, 'pub'), voteCast(11, 2, 'mine'), voteCast(12, 3, 'theirs'), voteCast(13, 4, 'unknown'), voteCast(14, 5, 'pub')];

@@ -4,7 +4,7 @@ import { Database, openSqlite } from '../sqlite.ts';
 import { countCache } from './count-cache.ts';
 import { getPath, matches, toRegex } from './filter.ts';
 import { fieldsOf, jsonPath, toSqlCondition, toSqlOrder, valueOf, type FieldKinds } from './sql-filter.ts';
-import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, SortSpec, WriteOp } from './port.ts';
+import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, SortSpec, Stored, WriteOp } from './port.ts';
 import { chooseIndex, equalityFields } from './index-match.ts';
 
 /**
@@ -240,6 +240,24 @@ class SqlCollection<T extends Doc> implements Collection<T> {
       .statement(`SELECT id, body FROM ${this.table} WHERE id IN (SELECT value FROM json_each(?))`)
       .all(JSON.stringify([...new Set(ids)])) as Row[];
     for (const row of rows) found.set(row.id, JSON.parse(row.body) as T);
+    return found;
+  }
+
+  async getStored(ids: readonly string[]): Promise<Map<string, Stored<T>>> {
+    this.ready();
+    const found = new Map<string, Stored<T>>();
+    if (ids.length === 0) return found;
+    const asked = JSON.stringify([...new Set(ids)]);
+    const rows = this.engine
+      .statement(
+        `SELECT id, position, body FROM ${this.table} WHERE id IN (SELECT value FROM json_each(?))
+         UNION ALL SELECT id, position, NULL FROM ${this.tombstones} WHERE id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(asked, asked) as { id: string; position: bigint; body: string | null }[];
+    for (const row of rows) {
+      const position = BigInt(row.position);
+      if (position > (found.get(row.id)?.position ?? -1n)) found.set(row.id, { doc: row.body === null ? null : (JSON.parse(row.body) as T), position });
+    }
     return found;
   }
 

@@ -14,7 +14,7 @@ import { countReturns } from '../mongo-reachability.ts';
 import { freshReads } from '../coalesce.ts';
 import { planByIndexes, planStages } from './index-match.ts';
 import { idBatcher } from './id-batcher.ts';
-import type { Collection, CountOptions, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
+import type { Collection, CountOptions, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, Stored, WriteOp } from './port.ts';
 import { recentCounts } from './recent-counts.ts';
 
 /**
@@ -211,7 +211,7 @@ const byIdsOf = (db: Db, name: string): ByIds =>
   idBatcher(async (ids) => {
     const docs = await db
       .collection<StoredDoc>(name)
-      .find({ _id: { $in: ids } } as MongoFilter<StoredDoc>, { projection: { _position: 0 } })
+      .find({ _id: { $in: ids } } as MongoFilter<StoredDoc>)
       .toArray();
     return new Map(docs.map((doc) => [String(doc._id), doc]));
   });
@@ -259,6 +259,19 @@ class MongoCollection<T extends Doc> implements Collection<T> {
       return found;
     }
     for (const [id, doc] of await (this.byIds as ByIds)(unique)) if (doc._deleted !== true) found.set(id, strip<T>(doc) as T);
+    return found;
+  }
+
+  async getStored(ids: readonly string[]): Promise<Map<string, Stored<T>>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const docs = this.byIds
+      ? [...(await this.byIds(unique)).values()]
+      : await Promise.all(unique.map((id) => this.server.slot(() => this.collection.findOne({ _id: id } as MongoFilter<StoredDoc>))));
+    const found = new Map<string, Stored<T>>();
+    for (const doc of docs) {
+      if (doc) found.set(String(doc._id), { doc: doc._deleted === true ? null : strip<T>(doc), position: positionOf(doc, '_position') });
+    }
     return found;
   }
 

@@ -60,8 +60,18 @@ export type QueryPlan = {
 /** One write of a bulkWrite: an upsert or a delete, guarded by its event position like the single calls. */
 export type WriteOp<T extends Doc = Doc> = { type: 'upsert'; doc: T; position: bigint } | { type: 'delete'; id: string; position: bigint };
 
+/** A document as the store holds it, with the position of the event that last wrote it; a tombstone has no document. */
+export type Stored<T extends Doc = Doc> = { doc: T | null; position: bigint };
+
 export interface Collection<T extends Doc = Doc> {
   get(id: string): Promise<T | null>;
+  /**
+   * The stored documents and tombstones of `ids`, each with the position that last wrote it; ids
+   * never written are absent. For a unit of work, which must drop a buffered write the store's
+   * guard would drop, and must not fold the next event onto it (a replayed event's change to a
+   * counter counted twice, a deleted document brought back by its replayed creation).
+   */
+  getStored(ids: readonly string[]): Promise<Map<string, Stored<T>>>;
   /**
    * Several documents by _id, in as few round trips as the server answers well (MongoDB: one
    * `$in`; FerretDB v1, which scans a collection for `$in`, parallel lookups by _id). Missing and

@@ -49,6 +49,19 @@ export const readStoreContract = (adapterName: string, makeStore: () => Promise<
       expect((await pets.getMany([])).size).toBe(0);
     });
 
+    it('reads documents and tombstones with the position that last wrote each, leaving out ids never written', async () => {
+      const pets = store.collection<Pet>(name);
+      await pets.upsert({ _id: 'b', name: 'Bruno II', age: 8, tags: [], owner: { id: 'o1' }, born: '2024-02-01T00:00:00.000Z' }, 40n);
+      await pets.delete('c', 41n);
+      const stored = await pets.getStored(['a', 'b', 'c', 'zz', 'a']);
+      expect([...stored.keys()].sort()).toEqual(['a', 'b', 'c']);
+      expect(stored.get('a')).toEqual({ doc: expect.objectContaining({ _id: 'a', name: 'Alba' }), position: 1n });
+      expect(stored.get('b')?.position).toBe(40n);
+      expect(stored.get('b')?.doc).not.toHaveProperty('_position');
+      expect(stored.get('c')).toEqual({ doc: null, position: 41n });
+      expect((await pets.getStored([])).size).toBe(0);
+    });
+
     it('filters by equality, $in, ranges, $ne, $exists, $regex and dotted paths', async () => {
       const pets = store.collection<Pet>(name);
       const sort = { _id: 1 } as const;

@@ -1,21 +1,30 @@
-import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, WriteOp } from './port.ts';
+import type { Collection, Doc, Filter, FindOptions, IndexKeys, QueryPlan, ReadStore, Stored, WriteOp } from './port.ts';
 
 type Buffered = { doc: Doc | null; position: bigint };
 
 /**
  * A collection that keeps its writes in memory until flushed: the last write per _id wins, with
- * the same guard as the store (a write at or below the position buffered for that _id changes
- * nothing), and get() answers from the buffer first, then from the documents getMany() fetched
- * for this unit of work (a projection's prefetch: one round trip for a batch instead of one per
- * event; what it fetched is dropped for an _id as soon as that _id is written). Queries over many
- * documents (find, count,
- * sample) flush this collection's buffer and then ask the store — always right, and projections
- * mostly write by id. Flushes run one after the other, so a query never overtakes an earlier flush.
+ * the same guard as the store (a write at or below the position buffered or stored for that _id
+ * changes nothing), and get() answers from the buffer first, then from the documents read for this
+ * unit of work (a projection's prefetch through getMany(): one round trip for a batch instead of
+ * one per event). Queries over many documents (find, count, sample) flush this collection's buffer
+ * and then ask the store — always right, and projections mostly write by id. Flushes run one after
+ * the other, so a query never overtakes an earlier flush.
+ *
+ * The store's guard is mirrored exactly, or a replay would go wrong between flushes: every read
+ * learns the position the store holds for the _id, a write at or below it is dropped at once, and
+ * a document written without being read first (so its stored position is unknown) is checked
+ * against the store the first time it is read back. Otherwise a replayed event the store already
+ * reflects would be folded into the next one from memory (a counter counted twice, a deleted
+ * document brought back by its replayed creation), and the next event's write, newer than the
+ * stored one, would carry the error into the store.
  */
 class BufferedCollection<T extends Doc> implements Collection<T> {
   private pending = new Map<string, Buffered>();
-  /** Documents read for this unit of work (null: known to be absent); never ones written since. */
+  /** Documents read for this unit of work (null: absent or deleted); never ones written since. */
   private fetched = new Map<string, Doc | null>();
+  /** The position the store holds for each _id read (-1: never written). */
+  private storedAt = new Map<string, bigint>();
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly target: Collection<T>) {}
@@ -23,45 +32,59 @@ class BufferedCollection<T extends Doc> implements Collection<T> {
   private buffer(id: string, doc: Doc | null, position: bigint): boolean {
     const previous = this.pending.get(id);
     if (previous && previous.position >= position) return false;
+    if ((this.storedAt.get(id) ?? -1n) >= position) return false;
     this.pending.set(id, { doc, position });
     this.fetched.delete(id);
     return true;
   }
 
-  async get(id: string): Promise<T | null> {
-    const buffered = this.pending.get(id);
-    if (buffered) return buffered.doc ? ({ ...buffered.doc } as T) : null;
-    const fetched = this.fetched.get(id);
-    if (fetched !== undefined) return fetched ? ({ ...fetched } as T) : null;
+  /** What the store holds for `ids`, learnt; a buffered write the store's guard would drop is dropped. */
+  private async learn(ids: readonly string[]): Promise<void> {
     await this.flushing.catch(() => undefined);
-    return this.target.get(id);
+    const stored = await this.target.getStored(ids);
+    for (const id of ids) {
+      const held = stored.get(id);
+      const position = held?.position ?? -1n;
+      this.storedAt.set(id, position);
+      const buffered = this.pending.get(id);
+      if (buffered && buffered.position <= position) this.pending.delete(id);
+      if (!this.pending.has(id)) this.fetched.set(id, held?.doc ? { ...held.doc } : null);
+    }
   }
 
-  /** Answers from the buffer and earlier fetches, asks the store for the rest in one call and keeps what it said. */
-  async getMany(ids: readonly string[]): Promise<Map<string, T>> {
-    const found = new Map<string, T>();
-    const missing: string[] = [];
-    for (const id of new Set(ids)) {
-      const buffered = this.pending.get(id);
-      const known = buffered ? buffered.doc : this.fetched.get(id);
-      if (known === undefined) missing.push(id);
-      else if (known) found.set(id, { ...known } as T);
+  /** Known without asking the store: buffered over a known stored position, or read before. */
+  private known(id: string): Doc | null | undefined {
+    const buffered = this.pending.get(id);
+    if (buffered && this.storedAt.has(id)) return buffered.doc;
+    if (buffered) return undefined;
+    return this.fetched.get(id);
+  }
+
+  async get(id: string): Promise<T | null> {
+    let doc = this.known(id);
+    if (doc === undefined) {
+      await this.learn([id]);
+      doc = this.known(id);
     }
-    if (missing.length === 0) return found;
-    await this.flushing.catch(() => undefined);
-    const read = await this.target.getMany(missing);
-    for (const id of missing) {
-      // A write buffered while the read was on its way wins over what the read saw.
-      if (this.pending.has(id)) {
-        const doc = this.pending.get(id)?.doc;
-        if (doc) found.set(id, { ...doc } as T);
-        continue;
-      }
-      const doc = read.get(id) ?? null;
-      this.fetched.set(id, doc ? { ...doc } : null);
-      if (doc) found.set(id, doc);
+    return doc ? ({ ...doc } as T) : null;
+  }
+
+  /** Answers from the buffer and earlier reads, asks the store for the rest in one call and keeps what it said. */
+  async getMany(ids: readonly string[]): Promise<Map<string, T>> {
+    const unique = [...new Set(ids)];
+    const missing = unique.filter((id) => this.known(id) === undefined);
+    if (missing.length > 0) await this.learn(missing);
+    const found = new Map<string, T>();
+    for (const id of unique) {
+      const doc = this.known(id);
+      if (doc) found.set(id, { ...doc } as T);
     }
     return found;
+  }
+
+  async getStored(ids: readonly string[]): Promise<Map<string, Stored<T>>> {
+    await this.flush();
+    return this.target.getStored(ids);
   }
 
   async find(filter?: Filter, options?: FindOptions): Promise<T[]> {
@@ -109,6 +132,7 @@ class BufferedCollection<T extends Doc> implements Collection<T> {
   discard(): void {
     this.pending = new Map();
     this.fetched = new Map();
+    this.storedAt = new Map();
   }
 
   /** Writes the buffer with one bulkWrite; on failure the writes go back into the buffer. */
