@@ -49,6 +49,13 @@ export type CommandApiDeps = {
    */
   uploadMemory: UploadBudget;
   /**
+   * The memory decoding image uploads may take at once, by what their headers say it costs
+   * (infrastructure/images/decode-cost.ts): as much again as UPLOAD_MEMORY_BUDGET_MB, apart from
+   * the bodies' shares so that an upload holding its body's share never waits on another's.
+   * Absent: decoding is not bounded (tests).
+   */
+  decodeMemory?: UploadBudget;
+  /**
    * The read models, for one thing only: an operation that issues an API key answers once the
    * accounts projection has the key, so the key works on the next request from any process while
    * authentication answers unknown keys from the key read model alone (http/auth-cache.ts).
@@ -67,6 +74,7 @@ export const commandApiDepsOf = (config: Config, adapters: Adapters, eventStore:
   blobs: adapters.blobs,
   uploadTempDir: join(config.dataDir, 'uploads-tmp'),
   uploadMemory: uploadBudget(config.uploadMemoryBudgetMb * 1024 * 1024),
+  decodeMemory: uploadBudget(config.uploadMemoryBudgetMb * 1024 * 1024),
   readStore: adapters.readStore,
   logger: createLogger('command-api', config.logLevel),
 });

@@ -2,11 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 
 /**
- * How much memory an image upload's body costs while it is received and decoded, per byte of the
- * body: a JSON body is held as its text, then parsed (the base64 text again), then decoded (¾ of it);
- * a multipart `file` is held as its chunks, then joined into one buffer.
+ * How much memory an image upload's body costs while it is received, decoded and checked, per
+ * byte of the body: a multipart `file` is held as its chunks, then joined into one buffer; a JSON
+ * body's base64 image is decoded as it streams in (¾ of a byte per byte, command-api/uploads/
+ * json-upload-body.ts), and reading it for its checks and sizes takes about as much again (a 50 MB
+ * photo sent as base64 took the process's resident memory up by 55–120 MiB, 2026-11-28).
  */
-const BYTES_HELD_PER_BODY_BYTE = { json: 3, multipart: 2 } as const;
+const BYTES_HELD_PER_BODY_BYTE = 2;
 
 /**
  * The memory a process lets image upload bodies take at once (UPLOAD_MEMORY_BUDGET_MB): every
@@ -63,8 +65,7 @@ export type UploadBudget = ReturnType<typeof uploadBudget>;
 export const bodyWeight = (headers: { 'content-type'?: string; 'content-length'?: string }, bodyLimit: number): number => {
   const declared = Number(headers['content-length']);
   const length = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, bodyLimit) : bodyLimit;
-  const kind = /^\s*multipart\//i.test(headers['content-type'] ?? '') ? 'multipart' : 'json';
-  return length * BYTES_HELD_PER_BODY_BYTE[kind];
+  return length * BYTES_HELD_PER_BODY_BYTE;
 };
 
 /**

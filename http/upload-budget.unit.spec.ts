@@ -65,14 +65,14 @@ describe('uploadBudget.acquire (work already received, which waits instead of be
 });
 
 describe('bodyWeight', () => {
-  it('counts a JSON body three times its length, a multipart one twice', () => {
-    expect(bodyWeight({ 'content-type': 'application/json', 'content-length': '1000' }, 10_000)).toBe(3000);
+  it('counts a body, JSON or multipart, twice its length', () => {
+    expect(bodyWeight({ 'content-type': 'application/json', 'content-length': '1000' }, 10_000)).toBe(2000);
     expect(bodyWeight({ 'content-type': 'multipart/form-data; boundary=x', 'content-length': '1000' }, 10_000)).toBe(2000);
   });
 
   it('counts a body of unknown or absurd length at the route limit', () => {
-    expect(bodyWeight({ 'content-type': 'application/json' }, 10_000)).toBe(30_000);
-    expect(bodyWeight({ 'content-type': 'application/json', 'content-length': 'lots' }, 10_000)).toBe(30_000);
-    expect(bodyWeight({ 'content-type': 'application/json', 'content-length': '999999999' }, 10_000)).toBe(30_000);
+    expect(bodyWeight({ 'content-type': 'application/json' }, 10_000)).toBe(20_000);
+    expect(bodyWeight({ 'content-type': 'application/json', 'content-length': 'lots' }, 10_000)).toBe(20_000);
+    expect(bodyWeight({ 'content-type': 'application/json', 'content-length': '999999999' }, 10_000)).toBe(20_000);
   });
 });

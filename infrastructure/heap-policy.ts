@@ -10,8 +10,9 @@ import { getHeapStatistics } from 'node:v8';
  * The old generation's cap is what a busy process keeps alive (≈ 100–130 MiB after major
  * collections while the dispatcher drains a 150,000-delivery backlog) with a margin, plus what
  * upload bodies being received and decoded may hold at once (UPLOAD_MEMORY_BUDGET_MB, 160 MiB by
- * default; about two thirds of it is on the heap — the body's text and the parsed base64 — and the
- * rest in Buffers): 160 + 160 = 320 MiB. The young generation keeps V8's default (16 MiB semi-spaces).
+ * default): 160 + 160 = 320 MiB. Since JSON upload bodies are decoded as they stream in
+ * (command-api/uploads/json-upload-body.ts) little of that budget is on the heap — Buffers hold it —
+ * so the cap could come down; it stays until measured against item 4's CPU per delivery. The young generation keeps V8's default (16 MiB semi-spaces).
  *
  * It is applied where the processes are started: `npm start` and the other `start:*` scripts
  * (package.json) and the Docker image (NODE_OPTIONS), and the same flags by the bench, the e2e

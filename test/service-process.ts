@@ -40,8 +40,8 @@ export const startServiceProcess = async (env: Record<string, string>, options: 
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
     cwd: process.cwd(),
-    // Under the service's heap policy, as `npm start` starts it (infrastructure/heap-policy.ts).
-    env: { ...process.env, NODE_OPTIONS: serviceNodeOptions(), DEMO_ACCOUNT: 'false', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // Under the service's heap policy and malloc arenas, as `npm start` starts it (infrastructure/heap-policy.ts, package.json).
+    env: { ...process.env, NODE_OPTIONS: serviceNodeOptions(), MALLOC_ARENA_MAX: '2', DEMO_ACCOUNT: 'false', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -5,7 +5,7 @@ import { deleteImageBlobs, storeImageBlobs } from '../../infrastructure/images/b
 import { monthOf, quotaDecider, quotaStream, type QuotaState } from '../../domain/quota/quota.ts';
 import { handleCommand, streamStates, type CommandContext, type StreamStates } from '../../infrastructure/event-store/command-handler.ts';
 import { randomId } from '../../infrastructure/ids.ts';
-import { processUpload } from '../../infrastructure/images/process-upload.ts';
+import { processUpload, type DecodeMemory } from '../../infrastructure/images/process-upload.ts';
 import type { BlobStore } from '../../infrastructure/blobs/port.ts';
 import type { EventStore } from '../../infrastructure/event-store/port.ts';
 
@@ -20,7 +20,7 @@ export type UploadInput = {
   auto_crop: boolean;
 };
 
-export type UploadSettings = { eventStore: EventStore; blobs: BlobStore; uploadQuota: number };
+export type UploadSettings = { eventStore: EventStore; blobs: BlobStore; uploadQuota: number; decodeMemory?: DecodeMemory };
 
 /** Concurrent uploads of one account race on its quota stream: enough retries for a burst. */
 const QUOTA_RETRIES = 50;
@@ -46,7 +46,7 @@ export const uploadImage = async (
   input: UploadInput,
   context: CommandContext,
 ): Promise<{ data: ImageUploaded['data']; position: bigint | null }> => {
-  const image = await processUpload(input.bytes, { width: input.width, height: input.height });
+  const image = await processUpload(input.bytes, { width: input.width, height: input.height }, settings.decodeMemory);
   const imageId = randomId(9);
   const now = new Date().toISOString();
   await handleCommand(
@@ -92,29 +92,6 @@ export const uploadImage = async (
     ).catch(() => undefined);
     throw error;
   }
-};
-
-/** Decodes `type=base64` input: a data URL or bare base64 (standard or url-safe alphabet, whitespace ignored). */
-export const decodeBase64Image = (value: string): Buffer => {
-  let payload = value.trim();
-  const dataUrl = /^data:([^;,]*)(;[^,]*)?,/i.exec(payload);
-  if (dataUrl) {
-    if (!/;base64/i.test(dataUrl[2] ?? '')) throw new DomainError('validation_failed', 'image: a data URL must be base64-encoded', { details: ['body.image must be a base64 data URL'] });
-    payload = payload.slice(dataUrl[0].length);
-  }
-  // Node's base64 decoder reads both alphabets and skips whitespace, so nothing has to be rewritten
-  // before it (each rewrite was a copy of the whole upload); but it skips anything else silently
-  // too. Common case first, without scanning the text: a length that is a multiple of four that
-  // decodes to every byte it can hold has no character the decoder skipped (one skipped character
-  // always costs a byte there), so it is valid. Anything else is checked character by character.
-  if (payload.length % 4 === 0) {
-    const decoded = Buffer.from(payload, 'base64');
-    if (decoded.length === Buffer.byteLength(payload, 'base64')) return decoded;
-  }
-  if (!/^[A-Za-z0-9+/_\s-]*(?:=\s*){0,2}$/.test(payload)) {
-    throw new DomainError('validation_failed', 'image is not valid base64', { details: ['body.image must be base64 or a base64 data URL'] });
-  }
-  return Buffer.from(payload, 'base64');
 };
 
 export const breedIdsOf = (value: string | string[] | undefined): string[] => {

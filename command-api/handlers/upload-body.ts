@@ -3,7 +3,8 @@ import { Value } from '@sinclair/typebox/value';
 import { DomainError } from '../../domain/errors.ts';
 import { MultipartFields, type UploadSyncJsonBody } from '../../contracts/image-uploads.ts';
 import { UploadLimits } from '../../http/limits.ts';
-import { breedIdsOf, decodeBase64Image, type UploadInput } from './images.ts';
+import { breedIdsOf, type UploadInput } from './images.ts';
+import { decodeBase64 } from '../uploads/base64-decoder.ts';
 
 /** busboy's own errors (no boundary, a malformed part, a body that ends mid-part) are the client's: 400. */
 const isMalformedMultipart = (error: unknown): boolean =>
@@ -57,7 +58,8 @@ export const readUploadBody = async (request: FastifyRequest, autoCropDefault: b
   let filename: string | null;
   if (base64 || (!file && fields.image !== undefined)) {
     if (fields.image === undefined) throw new DomainError('validation_failed', 'type=base64 needs `image`', { details: ['body.image is required with type=base64'] });
-    bytes = decodeBase64Image(fields.image);
+    // A JSON body's image was decoded as it streamed in (uploads/json-upload-body.ts); a multipart `image` field is decoded here.
+    bytes = request.streamedImage ?? decodeBase64(fields.image);
     if (bytes.length > UploadLimits.photoBytes) throw new DomainError('payload_too_large', 'a photo may be at most 50 MB');
     filename = fields.original_filename ?? null;
   } else if (file) {

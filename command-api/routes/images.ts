@@ -9,6 +9,7 @@ import { holdUploadMemory } from '../../http/upload-budget.ts';
 import { contextOf, recordWrite, type CommandApiDeps, type ImageCommandSettings } from '../deps.ts';
 import { uploadImage } from '../handlers/images.ts';
 import { readUploadBody } from '../handlers/upload-body.ts';
+import { registerJsonUploadBody } from '../uploads/json-upload-body.ts';
 import { awaitAnalysis } from '../handlers/await-analysis.ts';
 import { imageAnswers } from '../handlers/image-answers.ts';
 
@@ -22,6 +23,8 @@ export const imageCommandRoutes =
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const answers = imageAnswers(deps);
+    // A JSON body's base64 `image` is decoded as it streams in, never held as text.
+    registerJsonUploadBody(instance);
     // Each upload is buffered whole: it takes its share of the process's upload memory first.
     const holdMemory = holdUploadMemory(deps.uploadMemory);
     const settings = (): ImageCommandSettings => {
@@ -32,7 +35,7 @@ export const imageCommandRoutes =
       const images = settings();
       const account = accountOf(request);
       const input = await readUploadBody(request, sync);
-      const result = await uploadImage({ eventStore: deps.eventStore, blobs: images.blobs, uploadQuota: images.uploadQuota }, account.id, input, contextOf(request));
+      const result = await uploadImage({ eventStore: deps.eventStore, blobs: images.blobs, uploadQuota: images.uploadQuota, decodeMemory: deps.decodeMemory }, account.id, input, contextOf(request));
       await recordWrite(deps, account.id, result.position, 'images');
       return { data: result.data, images, accountId: account.id };
     };

@@ -2,7 +2,9 @@ import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/errors.ts';
-import { cropImage, deriveSmallSizes, processUpload } from './process-upload.ts';
+import { cropImage, deriveSmallSizes, MAX_WHOLE_DECODE_PIXELS, processUpload } from './process-upload.ts';
+import { uploadBudget } from '../../http/upload-budget.ts';
+import { BYTES_PER_PIXEL, decodeCost } from './decode-cost.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
 
 const picture = (format: 'jpeg' | 'png' | 'webp' | 'gif', width = 300, height = 200) =>
@@ -54,7 +56,7 @@ describe('processUpload', () => {
     expect([med.width, med.height, med.orientation, med.exif]).toEqual([200, 300, undefined, undefined]);
   });
 
-  it('refuses a pixel bomb from its header, the early med included (no unhandled rejection, nothing decoded)', async () => {
+  it('refuses a pixel bomb from its header (no unhandled rejection, nothing decoded)', async () => {
     // 20,000 × 20,000 grey pixels in a few KiB: a valid PNG header over an IDAT that never has to be read.
     const header = Buffer.alloc(13);
     header.writeUInt32BE(20_000, 0);
@@ -77,6 +79,67 @@ describe('processUpload', () => {
     const started = performance.now();
     expect(await codeOf(processUpload(bomb))).toBe('image_too_many_pixels');
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('refuses a GIF, an interlaced PNG or a progressive JPEG over 4096 × 4096 from its header: decoded whole, a tiny file takes hundreds of MiB', async () => {
+    const black = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#000' } });
+    const big = [
+      await black(4100, 4100).gif().toBuffer(),
+      await black(4100, 4100).png({ progressive: true }).toBuffer(),
+      await black(4100, 4100).jpeg({ progressive: true }).toBuffer(),
+    ];
+    for (const file of big) {
+      expect(file.length).toBeLessThan(400 * 1024);
+      expect(await codeOf(processUpload(file))).toBe('image_too_many_pixels');
+    }
+    // The same pixels streamed (a baseline JPEG, a PNG that is not interlaced) are taken.
+    expect(await codeOf(processUpload(await black(4100, 4100).jpeg().toBuffer()))).toBe('ok');
+    expect(await codeOf(processUpload(await black(4100, 4100).png().toBuffer()))).toBe('ok');
+    expect(MAX_WHOLE_DECODE_PIXELS).toBe(4096 * 4096);
+  });
+
+  it('waits for its decoding cost in the memory budget, in arrival order, and gives it back however it ends', async () => {
+    const budget = uploadBudget(40 * 1024 * 1024);
+    const asked: number[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const memory = {
+      acquire: async (bytes: number) => {
+        asked.push(bytes);
+        const give = await budget.acquire(bytes);
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        return () => {
+          inFlight -= 1;
+          give();
+        };
+      },
+    };
+    // Progressive 2000 × 2000 JPEGs: 4 megapixels decoded whole, 24 MB each by the estimate, so one at a time in 40 MB.
+    const progressive = await sharp({ create: { width: 2000, height: 2000, channels: 3, background: '#357' } }).jpeg({ progressive: true }).toBuffer();
+    const results = await Promise.all([1, 2, 3].map(() => codeOf(processUpload(progressive, {}, memory))));
+    expect(results).toEqual(['ok', 'ok', 'ok']);
+    expect(asked).toEqual([1, 2, 3].map(() => 2000 * 2000 * BYTES_PER_PIXEL.decodedWhole));
+    expect(most).toBe(1);
+    expect(budget.held()).toBe(0);
+    // A corrupt image gives its share back too.
+    const corrupt = Buffer.from(progressive);
+    corrupt.fill(0x55, 2000, 6000);
+    await codeOf(processUpload(corrupt, {}, memory));
+    expect(budget.held()).toBe(0);
+  });
+
+  it('counts the decoding cost by the work the header calls for', () => {
+    const mp = 1_000_000;
+    const at = (meta: Parameters<typeof decodeCost>[0], reencodesFull: boolean) => decodeCost(meta, { reencodesFull }) / mp;
+    expect(at({ format: 'jpeg', width: 4000, height: 3000 }, false)).toBe(12 * BYTES_PER_PIXEL.streamed);
+    expect(at({ format: 'jpeg', width: 4000, height: 3000, orientation: 6 }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedWhole);
+    expect(at({ format: 'jpeg', width: 4000, height: 3000, orientation: 3 }, true)).toBe(12 * BYTES_PER_PIXEL.streamed);
+    expect(at({ format: 'jpeg', width: 4000, height: 3000, isProgressive: true }, false)).toBe(12 * BYTES_PER_PIXEL.decodedWhole);
+    expect(at({ format: 'png', width: 4000, height: 3000, isProgressive: true }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedWhole);
+    expect(at({ format: 'gif', width: 4000, height: 3000 }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedWhole);
+    expect(at({ format: 'webp', width: 4000, height: 3000 }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedWhole);
+    expect(at({ format: 'webp', width: 4000, height: 3000 }, false)).toBe(12 * BYTES_PER_PIXEL.streamed);
   });
 
   it('keeps a plain upright file as its full size, byte for byte, and re-encodes one that carries metadata without it', async () => {

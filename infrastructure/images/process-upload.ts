@@ -15,6 +15,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { DomainError } from '../../domain/errors.ts';
 import { MIME_OF, type DeferredSize, type ImageFormat, type ImageSize, type UploadSize } from '../../domain/images/image.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
+import { decodeCost, decodedWhole } from './decode-cost.ts';
 import { servableAsIs } from './markup.ts';
 
 // Every upload is new: libvips' operation cache (50 MB by default, per process) would only hold memory.
@@ -22,6 +23,20 @@ sharp.cache(false);
 
 /** Largest image accepted, in pixels (width × height) — read from the header before decoding. */
 export const MAX_INPUT_PIXELS = 50_000_000;
+
+/**
+ * Largest image accepted of those libvips decodes whole (a GIF, an interlaced PNG, a progressive
+ * JPEG: decode-cost.ts), in pixels — 4096 × 4096. Such a file can be a few kilobytes and still
+ * take hundreds of megabytes to decode: at 50 megapixels a GIF re-encoded took 679 MiB.
+ */
+export const MAX_WHOLE_DECODE_PIXELS = 4096 * 4096;
+
+/**
+ * The memory decoding uploads may hold at once (the process's upload budget, http/upload-budget.ts):
+ * an upload waits, in arrival order, until its decoding cost fits beside the ones under way. One
+ * is always let in, so any accepted image can be decoded.
+ */
+export type DecodeMemory = { acquire(bytes: number): Promise<() => void> };
 
 /** Longest side of each derived size (`full` keeps the stored size). */
 export const SIZE_BOUNDS: Record<Exclude<ImageSize, 'full'>, number> = { thumb: 150, small: 320, med: 640 };
@@ -72,19 +87,15 @@ const encode = (pipeline: Sharp, format: ImageFormat): Sharp =>
         ? pipeline.webp({ quality: 85 })
         : pipeline.gif();
 
-/** A promise's outcome, never rejected: work started early whose failure may never be asked for. */
-type Outcome<T> = { value: T } | { error: unknown };
-const settled = <T>(promise: Promise<T>): Promise<Outcome<T>> => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
-const outcomeOf = <T>(outcome: Outcome<T>): T => {
-  if ('error' in outcome) throw outcome.error;
-  return outcome.value;
-};
-
 /**
  * Checks and decodes the upload and makes its sizes. `resize` fits the stored image inside the
  * given width/height (never enlarging). Metadata (EXIF, GPS) is not carried into the derived sizes.
  */
-export const processUpload = async (bytes: Buffer, resize: { width?: number; height?: number } = {}): Promise<ProcessedImage> => {
+export const processUpload = async (
+  bytes: Buffer,
+  resize: { width?: number; height?: number } = {},
+  memory?: DecodeMemory,
+): Promise<ProcessedImage> => {
   const { format, mime } = await detectFormat(bytes);
   const polyglot = polyglotReason(bytes, format);
   if (polyglot) throw new DomainError('image_polyglot', `the file is not only an image: ${polyglot}`);
@@ -92,11 +103,8 @@ export const processUpload = async (bytes: Buffer, resize: { width?: number; hei
   const options: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'truncated', animated: false };
   const medOf = (source: Buffer) =>
     encode(sharp(source, options).rotate().resize({ width: SIZE_BOUNDS.med, height: SIZE_BOUNDS.med, fit: 'inside', withoutEnlargement: true }), format).toBuffer();
-  // Unless the stored image is resized (or a GIF, re-encoded frame by frame), `med` is the upload
-  // turned upright and bounded, whether `full` keeps the bytes or re-encodes them: it is made from
-  // the bytes beside the metadata read instead of after it (one wait on the thread pool fewer). The
-  // pixel limit holds there too: libvips refuses a pixel bomb from its header, before decoding.
-  const early = format !== 'gif' && !resize.width && !resize.height ? settled(medOf(bytes)) : null;
+  // The header first (nothing decoded): what decoding the image will cost decides whether it is
+  // taken and when its decoding starts.
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { ...options, limitInputPixels: false }).metadata();
@@ -107,18 +115,27 @@ export const processUpload = async (bytes: Buffer, resize: { width?: number; hei
   if (meta.width * meta.height > MAX_INPUT_PIXELS) {
     throw new DomainError('image_too_many_pixels', `the image is ${meta.width}×${meta.height}: more than ${MAX_INPUT_PIXELS} pixels`);
   }
+  if (decodedWhole(meta) && meta.width * meta.height > MAX_WHOLE_DECODE_PIXELS) {
+    const kind = format === 'gif' ? 'a GIF' : format === 'png' ? 'an interlaced PNG' : 'a progressive JPEG';
+    throw new DomainError(
+      'image_too_many_pixels',
+      `the image is ${meta.width}×${meta.height}: ${kind} is decoded whole, so it may have at most ${MAX_WHOLE_DECODE_PIXELS} pixels (4096×4096); send it smaller, or as a baseline JPEG or non-interlaced PNG`,
+    );
+  }
+  // `full`: the uploaded bytes themselves when nothing about them has to change — a still JPEG,
+  // PNG or WebP without EXIF, XMP, IPTC or text comments, without any segment that can carry text
+  // and without an HTML tag anywhere in its bytes (markup.ts), upright, not resized — so a clean
+  // file is neither decoded in full nor re-encoded (no generation loss); otherwise re-encoded from
+  // its pixels without its metadata (GPS, comments, markup never reach the public url),
+  // auto-rotated and resized.
+  const keepAsIs = format !== 'gif' && !resize.width && !resize.height && isPlain(meta) && servableAsIs(bytes, format);
+  const release = memory ? await memory.acquire(decodeCost(meta, { reencodesFull: !keepAsIs })) : () => undefined;
   try {
-    // `full`: the uploaded bytes themselves when nothing about them has to change — a still JPEG,
-    // PNG or WebP without EXIF, XMP, IPTC or text comments, without any segment that can carry text
-    // and without an HTML tag anywhere in its bytes (markup.ts), upright, not resized — so a clean
-    // file is neither decoded in full nor re-encoded (no generation loss); otherwise re-encoded from
-    // its pixels without its metadata (GPS, comments, markup never reach the public url),
-    // auto-rotated and resized.
-    const keepAsIs = format !== 'gif' && !resize.width && !resize.height && isPlain(meta) && servableAsIs(bytes, format);
     // `med` in one pipeline (decode, resize, encode; shrink-on-load makes the decode cheap for
-    // JPEG and WebP). It reads the whole file, so a truncated or corrupt one fails here. One begun
-    // early is awaited before any re-encode of `full`, so the two never hold their pixels at once.
-    const earlyMed = early ? outcomeOf(await early) : null;
+    // JPEG and WebP). It reads the whole file, so a truncated or corrupt one fails here. Made
+    // before any re-encode of `full` (from the upload's bytes unless the stored image is resized
+    // or a GIF, re-encoded frame by frame), so the two never hold their pixels at once.
+    const medFromUpload = format !== 'gif' && !resize.width && !resize.height ? await medOf(bytes) : null;
     let full: { data: Buffer; width: number; height: number };
     if (keepAsIs) {
       full = { data: bytes, width: meta.width, height: meta.height };
@@ -128,12 +145,14 @@ export const processUpload = async (bytes: Buffer, resize: { width?: number; hei
       const encoded = await encode(fullPipeline, format).toBuffer({ resolveWithObject: true });
       full = { data: encoded.data, width: encoded.info.width, height: encoded.info.height };
     }
-    const med = earlyMed ?? (await medOf(full.data));
+    const med = medFromUpload ?? (await medOf(full.data));
     const sizes = { full: full.data, med };
     return { format, mime, width: full.width, height: full.height, original: bytes, sizes };
   } catch (error) {
     if (error instanceof DomainError) throw error;
     throw decodeError(error);
+  } finally {
+    release();
   }
 };
 
