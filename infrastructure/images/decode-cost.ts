@@ -1,4 +1,3 @@
-import type { Metadata } from 'sharp';
 
 /**
  * What decoding an upload costs in resident memory, told from its header before a pixel is decoded.
@@ -20,12 +19,15 @@ import type { Metadata } from 'sharp';
  */
 export const BYTES_PER_PIXEL = { streamed: 1.5, decodedWhole: 6, reencodedWhole: 14 } as const;
 
+/** What the header says (sharp's Metadata has these fields). */
+export type HeaderFacts = { format?: string; isProgressive?: boolean; orientation?: number; width?: number; height?: number };
+
 /** Formats (and variants) that libvips decodes whole, not tile by tile. */
-export const decodedWhole = (meta: Pick<Metadata, 'format' | 'isProgressive'>): boolean =>
+export const decodedWhole = (meta: HeaderFacts): boolean =>
   meta.format === 'gif' || ((meta.format === 'png' || meta.format === 'jpeg') && meta.isProgressive === true);
 
 /** EXIF orientations 5–8 turn the image a quarter: libvips holds all of it to do so. */
-export const turnsAQuarter = (meta: Pick<Metadata, 'orientation'>): boolean => (meta.orientation ?? 1) >= 5;
+export const turnsAQuarter = (meta: HeaderFacts): boolean => (meta.orientation ?? 1) >= 5;
 
 /**
  * The resident memory an upload's decoding needs at its peak, in bytes: its sized-down copy and,
@@ -33,7 +35,7 @@ export const turnsAQuarter = (meta: Pick<Metadata, 'orientation'>): boolean => (
  * one after the other, so the larger of the two.
  */
 export const decodeCost = (
-  meta: Pick<Metadata, 'format' | 'isProgressive' | 'orientation' | 'width' | 'height'>,
+  meta: HeaderFacts,
   { reencodesFull }: { reencodesFull: boolean },
 ): number => {
   const pixels = (meta.width ?? 0) * (meta.height ?? 0);
