@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import { type Feature } from '../domain/accounts/features.ts';
+import { recentLoss } from './recent-loss.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { AccountDoc } from '../contracts/read-models.ts';
 import type { EventStore } from '../infrastructure/event-store/port.ts';
@@ -110,6 +111,15 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
   app.decorateRequest('writePositions', null);
   const keys = keyResolver({ ...deps.cache, readStore: deps.readStore, writePositions: deps.writePositions, catchUpMs });
   const failures = authFailureLimiter(deps.failures ?? DEFAULT_AUTH_FAILURES);
+  const lostWritesLately = recentLoss(deps.readStore);
+  /** An unknown key while the read store makes up for lost writes may be one it lost: 503, not 403. */
+  const unknownKey = (request: FastifyRequest): never => {
+    if (lostWritesLately()) {
+      failures.fail(request.ip);
+      throw new DomainError('store_unavailable', 'the read models are being repaired after a storage fault; try again shortly', { retryAfterSeconds: 2 });
+    }
+    return refuse(request, new DomainError('invalid_api_key', 'invalid api key'));
+  };
   /** A refused key spends one attempt of the caller's address. */
   const refuse = (request: FastifyRequest, error: DomainError): never => {
     failures.fail(request.ip);
@@ -140,10 +150,11 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
     }
 
     const found = await keys.resolve(hash);
-    if (!found || found.apiKey.revoked) return refuse(request, new DomainError('invalid_api_key', 'invalid api key'));
+    if (!found) return unknownKey(request);
+    if (found.apiKey.revoked) return refuse(request, new DomainError('invalid_api_key', 'invalid api key'));
     const { apiKey, account } = found;
     if (deps.writePositions) request.writePositions = { ...found.positions, from: deps.writePositions };
-    if (!account) return refuse(request, new DomainError('invalid_api_key', 'invalid api key'));
+    if (!account) return unknownKey(request);
     if (!account.active) throw new DomainError('account_inactive', 'this api key belongs to an inactive account');
     const { features, switchedOff } = accessOf(account);
     if (config.feature) {

@@ -360,6 +360,25 @@ describe('hostile media', () => {
     }
   });
 
+  it('refuses tiny files that are decoded whole past 4096 × 4096 (GIF, interlaced PNG, progressive JPEG) on both photo routes', { timeout: 120_000 }, async () => {
+    const petId = await newPet('Whole');
+    const black = () => sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#000' } });
+    const files: [string, Buffer][] = [
+      ['gif', await black().gif().toBuffer()],
+      ['png', await black().png({ progressive: true }).toBuffer()],
+      ['jpg', await black().jpeg({ progressive: true }).toBuffer()],
+    ];
+    for (const [format, bytes] of files) {
+      expect(bytes.length, format).toBeLessThan(400 * 1024);
+      const image = await timed(`7000×7000 ${format} on images`, () => post('/v1/images/upload', fileForm('file', bytes, `whole.${format}`, 'application/octet-stream', { type: 'FILE' })));
+      expect(image.status, `${format}: ${JSON.stringify(image.body)}`).toBe(400);
+      expect(image.body.code).toBe('image_too_many_pixels');
+      const pet = await timed(`7000×7000 ${format} on pets`, () => post(`/v1/pets/${petId}/images`, fileForm('images', bytes, `whole.${format}`)));
+      expect(pet.status, `${format}: ${JSON.stringify(pet.body)}`).toBe(400);
+      expect(pet.body.code).toBe('invalid_media');
+    }
+  });
+
   it('never serves markup back from a photo, on either route', { timeout: 120_000 }, async () => {
     const petId = await newPet('Markup');
     const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 200, g: 120, b: 40 } } }).jpeg().toBuffer();

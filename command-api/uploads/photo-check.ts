@@ -4,6 +4,8 @@ import { DomainError } from '../../domain/errors.ts';
 import type { ImageFormat } from '../../domain/images/image.ts';
 import { cleanPhoto } from '../../infrastructure/images/clean-photo.ts';
 import { looksTruncated, polyglotReason } from '../../infrastructure/images/polyglot.ts';
+import { decodedWhole } from '../../infrastructure/images/decode-cost.ts';
+import { MAX_WHOLE_DECODE_PIXELS } from '../../infrastructure/images/process-upload.ts';
 import { PHOTO_TYPES, sniffFile } from './sniff.ts';
 
 /** Decoding guard: pictures beyond this many pixels are refused before they are decoded. */
@@ -44,6 +46,10 @@ export const checkPhoto = async (path: string, size: number, label: string): Pro
     const metadata = await sharp(bytes, { limitInputPixels: MAX_PHOTO_PIXELS }).metadata();
     if (!metadata.width || !metadata.height) throw new Error('no size');
     if (metadata.width * metadata.height > MAX_PHOTO_PIXELS) throw new Error('too many pixels');
+    // Decoded whole whatever is made of it, a tiny file can take hundreds of MiB (decode-cost.ts).
+    if (decodedWhole(metadata) && metadata.width * metadata.height > MAX_WHOLE_DECODE_PIXELS) {
+      throw new Error(`${metadata.width}×${metadata.height} is too large for a GIF, interlaced PNG or progressive JPEG (at most 4096×4096: each is decoded whole)`);
+    }
     await sharp(bytes, { limitInputPixels: MAX_PHOTO_PIXELS, failOn: 'truncated' }).resize(32, 32, { fit: 'inside' }).toBuffer();
     const clean = await cleanPhoto(bytes, format, metadata.orientation ?? 1, MAX_PHOTO_PIXELS);
     const upright = clean.how === 're-encoded' && (metadata.orientation ?? 1) >= 5;
