@@ -9,13 +9,14 @@ export const LOSS_GRACE_MS = 10_000;
  * writes) within the last `graceMs`. The projections apply those writes again within a second or
  * two (projectors/runner.ts); until then a key issued just before is missing from the read model,
  * and authentication must not call it invalid — the client would take its key for revoked.
- * The count is read when asked: a change is dated from the first time it is seen.
+ * The count is read when asked: a change is dated from the first time it is seen. No store (an
+ * app without one, in tests): never.
  */
-export const recentLoss = (readStore: Pick<ReadStore, 'rollbacks'>, { graceMs = LOSS_GRACE_MS, now = Date.now } = {}) => {
-  let seen = readStore.rollbacks ?? 0;
+export const recentLoss = (readStore: Pick<ReadStore, 'rollbacks'> | undefined, { graceMs = LOSS_GRACE_MS, now = Date.now } = {}) => {
+  let seen = readStore?.rollbacks ?? 0;
   let changedAt = Number.NEGATIVE_INFINITY;
   return (): boolean => {
-    const count = readStore.rollbacks ?? 0;
+    const count = readStore?.rollbacks ?? 0;
     if (count !== seen) {
       seen = count;
       changedAt = now();
