@@ -56,7 +56,7 @@ type PhotoMeta = { age_years?: number; age_months?: number; description?: string
  * Any bad file fails the whole request before anything is stored.
  */
 const photoCandidates = async (
-  memory: UploadBudget,
+  memory: { bodies: UploadBudget; decoding?: UploadBudget },
   petId: string,
   files: ReceivedFile[],
   meta: PhotoMeta,
@@ -68,10 +68,10 @@ const photoCandidates = async (
   const candidates: { item: PetMedia; file: ReceivedFile }[] = [];
   for (const [index, file] of files.entries()) {
     // Read into memory one at a time, once the process's upload memory has room for it (the read and the cleaned copy).
-    const give = await memory.acquire(2 * file.size);
+    const give = await memory.bodies.acquire(2 * file.size);
     let photo: CheckedPhoto;
     try {
-      photo = await checkPhoto(file.path, file.size, `file ${index}${file.filename ? ` (${file.filename})` : ''}`);
+      photo = await checkPhoto(file.path, file.size, `file ${index}${file.filename ? ` (${file.filename})` : ''}`, memory.decoding);
     } finally {
       give();
     }
@@ -129,7 +129,7 @@ export const petCommandRoutes =
   async (instance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const tempDir = deps.uploadTempDir ?? join(tmpdir(), 'animal-data-uploads');
-    const memory = deps.uploadMemory;
+    const memory = { bodies: deps.uploadMemory, decoding: deps.decodeMemory };
     // Leftovers of a process that died mid-upload (never an upload still running: 1 h ≫ a request's time).
     void sweepStaleUploads(tempDir, 3600_000).catch(() => undefined);
     const blobStore = (): BlobStore => {

@@ -4,8 +4,8 @@ import { DomainError } from '../../domain/errors.ts';
 import type { ImageFormat } from '../../domain/images/image.ts';
 import { cleanPhoto } from '../../infrastructure/images/clean-photo.ts';
 import { looksTruncated, polyglotReason } from '../../infrastructure/images/polyglot.ts';
-import { decodedWhole } from '../../infrastructure/images/decode-cost.ts';
-import { MAX_WHOLE_DECODE_PIXELS } from '../../infrastructure/images/process-upload.ts';
+import { decodeCost, decodedWhole } from '../../infrastructure/images/decode-cost.ts';
+import { MAX_WHOLE_DECODE_PIXELS, type DecodeMemory } from '../../infrastructure/images/process-upload.ts';
 import { PHOTO_TYPES, sniffFile } from './sniff.ts';
 
 /** Decoding guard: pictures beyond this many pixels are refused before they are decoded. */
@@ -30,8 +30,9 @@ export type CheckedPhoto = {
  * under a pixel limit (a pixel bomb is refused from its header) into a small thumbnail, so a
  * truncated or corrupt file is found here (400 invalid_media), not later. Answers the bytes to
  * store: stripped of comments and metadata, or re-encoded, so no markup is ever served back.
+ * Decoding waits for its cost, told from the header (decode-cost.ts), in `memory`.
  */
-export const checkPhoto = async (path: string, size: number, label: string): Promise<CheckedPhoto> => {
+export const checkPhoto = async (path: string, size: number, label: string, memory?: DecodeMemory): Promise<CheckedPhoto> => {
   if (size === 0) throw new DomainError('invalid_media', `${label} is empty`);
   const type = await sniffFile(path);
   if (!type || !(PHOTO_TYPES as readonly string[]).includes(type.mime)) {
@@ -42,6 +43,7 @@ export const checkPhoto = async (path: string, size: number, label: string): Pro
   const polyglot = polyglotReason(bytes, format);
   if (polyglot) throw new DomainError('image_polyglot', `${label} is not only a picture: ${polyglot}`);
   if (looksTruncated(bytes, format)) throw new DomainError('invalid_media', `${label} cannot be read as ${type.mime}: the data is cut short`);
+  let release: () => void = () => undefined;
   try {
     const metadata = await sharp(bytes, { limitInputPixels: MAX_PHOTO_PIXELS }).metadata();
     if (!metadata.width || !metadata.height) throw new Error('no size');
@@ -50,6 +52,8 @@ export const checkPhoto = async (path: string, size: number, label: string): Pro
     if (decodedWhole(metadata) && metadata.width * metadata.height > MAX_WHOLE_DECODE_PIXELS) {
       throw new Error(`${metadata.width}×${metadata.height} is too large for a GIF, interlaced PNG or progressive JPEG (at most 4096×4096: each is decoded whole)`);
     }
+    // JPEG and PNG are stripped without decoding; WebP and GIF are re-encoded.
+    if (memory) release = await memory.acquire(decodeCost(metadata, { reencodesFull: format === 'webp' || format === 'gif' }));
     await sharp(bytes, { limitInputPixels: MAX_PHOTO_PIXELS, failOn: 'truncated' }).resize(32, 32, { fit: 'inside' }).toBuffer();
     const clean = await cleanPhoto(bytes, format, metadata.orientation ?? 1, MAX_PHOTO_PIXELS);
     const upright = clean.how === 're-encoded' && (metadata.orientation ?? 1) >= 5;
@@ -57,5 +61,7 @@ export const checkPhoto = async (path: string, size: number, label: string): Pro
   } catch (error) {
     if (error instanceof DomainError) throw error;
     throw new DomainError('invalid_media', `${label} cannot be read as ${type.mime}: ${(error as Error).message}`);
+  } finally {
+    release();
   }
 };
