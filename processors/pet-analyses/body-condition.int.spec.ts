@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,16 @@ describe('silhouette extraction', () => {
     const measured = measureTopView(silhouette.mask)!;
     expect(measured.waist_ratio).toBeGreaterThan(0.74);
     expect(measured.waist_ratio).toBeLessThan(0.82);
+  });
+
+  it('measures a photo stored turned (EXIF orientation 6) as the same photo stored upright', async () => {
+    const upright = await topView(TOP.ideal, { format: 'jpeg' });
+    // The same picture as a camera held sideways stores it: pixels turned a quarter back, orientation 6.
+    const sideways = await sharp(await sharp(upright).rotate(-90).toBuffer()).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const box = { left: 100 / 640, top: 130 / 400, width: 440 / 640, height: 140 / 400 };
+    const [a, b] = [await extractSilhouette(upright, box), await extractSilhouette(sideways, box)];
+    expect(b.quality).toBeGreaterThan(0.9);
+    expect(measureTopView(b.mask)!.waist_ratio).toBeCloseTo(measureTopView(a.mask)!.waist_ratio, 1);
   });
 
   it('a box that cuts the animal off gives a poor mask', async () => {

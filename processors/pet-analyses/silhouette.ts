@@ -113,10 +113,13 @@ const fillHoles = (mask: Uint8Array, width: number, height: number): void => {
 };
 
 export const extractSilhouette = async (image: Buffer, box: BoundingBox): Promise<Silhouette> => {
-  const decoded = sharp(image, { animated: false, limitInputPixels: 50_000_000 }).rotate();
-  const { data: full, info: fullInfo } = await decoded.removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const W = fullInfo.width;
-  const H = fullInfo.height;
+  // The crop is cut and scaled in the one pipeline that decodes the photo, so the full-size picture
+  // is never held as raw pixels here (150 MB for a 50-megapixel photo); the size once turned upright
+  // comes from the header (EXIF orientations 5–8 swap width and height).
+  const meta = await sharp(image, { animated: false }).metadata();
+  const turned = (meta.orientation ?? 1) >= 5;
+  const W = (turned ? meta.height : meta.width) ?? 1;
+  const H = (turned ? meta.width : meta.height) ?? 1;
   const left = Math.max(0, Math.floor((box.left - box.width * MARGIN) * W));
   const top = Math.max(0, Math.floor((box.top - box.height * MARGIN) * H));
   const right = Math.min(W, Math.ceil((box.left + box.width * (1 + MARGIN)) * W));
@@ -124,7 +127,9 @@ export const extractSilhouette = async (image: Buffer, box: BoundingBox): Promis
   const cropWidth = Math.max(1, right - left);
   const cropHeight = Math.max(1, bottom - top);
   const scale = Math.min(1, MAX_SIDE / Math.max(cropWidth, cropHeight));
-  const { data, info } = await sharp(full, { raw: { width: W, height: H, channels: fullInfo.channels } })
+  const { data, info } = await sharp(image, { animated: false, limitInputPixels: 50_000_000 })
+    .rotate()
+    .removeAlpha()
     .extract({ left, top, width: cropWidth, height: cropHeight })
     .resize(Math.max(1, Math.round(cropWidth * scale)), Math.max(1, Math.round(cropHeight * scale)), { kernel: 'linear' })
     .raw()
