@@ -158,6 +158,12 @@ class BufferedCollection<T extends Doc> implements Collection<T> {
       }
       throw error;
     }
+    // A write over a known stored position was taken by the store's guard: the store now holds it.
+    for (const [id, { doc, position }] of taken) {
+      if (!this.storedAt.has(id)) continue;
+      this.storedAt.set(id, position);
+      if (!this.pending.has(id)) this.fetched.set(id, doc ? { ...doc } : null);
+    }
   }
 }
 

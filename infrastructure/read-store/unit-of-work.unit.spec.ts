@@ -145,6 +145,20 @@ describe('unit of work', () => {
       expect(await view.upsert({ _id: 'b', name: 'New', owner: 'o1' }, 3n)).toBe(true);
       expect((await view.get('b'))?.name).toBe('New');
     });
+
+    it('after a flush, knows what it wrote over a known position: answered from memory, older writes dropped', async () => {
+      const { store, pets } = await seeded();
+      const work = unitOfWork(store);
+      const view = work.store.collection<Pet>('pets');
+      expect((await view.get('a'))?.name).toBe('Alba');
+      await view.upsert({ _id: 'a', name: 'Alba II', owner: 'o1' }, 10n);
+      await work.flush();
+      const reads = vi.spyOn(pets, 'getStored');
+      expect((await view.get('a'))?.name).toBe('Alba II');
+      expect(reads).not.toHaveBeenCalled();
+      expect(await view.upsert({ _id: 'a', name: 'Replayed', owner: 'o1' }, 7n)).toBe(false);
+      expect((await view.get('a'))?.name).toBe('Alba II');
+    });
   });
 
   it('flushes a collection before find, count and sample answer', async () => {
