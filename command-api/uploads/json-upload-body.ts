@@ -79,6 +79,8 @@ export const registerJsonUploadBody = (app: FastifyInstance): void => {
           pass(token);
           return;
         }
+        // Not a string: that value is the image the schema sees (and refuses), not an earlier one.
+        image = null;
         pass(key);
       }
       if (token.name === 'keyValue' && depth === 1 && token.value === 'image') {

@@ -41,6 +41,9 @@ describe('JSON upload bodies, parsed as they stream in', () => {
   it('keeps the last of a repeated image, and leaves an image key below the top level alone', async () => {
     const answer = await post('{"type":"base64","image":"QUJD","sub_id":"x","image":"REVG"}');
     expect(answer.json()).toEqual({ fields: { type: 'base64', image: 'base64', sub_id: 'x' }, image: Buffer.from('DEF').toString('base64') });
+    // A later value that is not a string wins too: the streamed one is dropped.
+    const overridden = await post('{"type":"base64","image":"QUJD","image":123}');
+    expect(overridden.json()).toMatchObject({ fields: { image: '123' }, image: null });
     const nested = await post('{"type":"base64","sub_id":"x","width":{"image":"QUJD"}}');
     expect(nested.statusCode).toBe(400);
     expect(nested.json()).toMatchObject({ code: 'validation_failed' });
