@@ -4,8 +4,8 @@ import { DomainError } from '../../domain/errors.ts';
 import type { ImageFormat } from '../../domain/images/image.ts';
 import { cleanPhoto } from '../../infrastructure/images/clean-photo.ts';
 import { looksTruncated, polyglotReason } from '../../infrastructure/images/polyglot.ts';
-import { decodeCost, decodedWhole } from '../../infrastructure/images/decode-cost.ts';
-import { MAX_WHOLE_DECODE_PIXELS, type DecodeMemory } from '../../infrastructure/images/process-upload.ts';
+import { decodeCost, tooLargeToDecodeWhole } from '../../infrastructure/images/decode-cost.ts';
+import type { DecodeMemory } from '../../infrastructure/images/process-upload.ts';
 import { PHOTO_TYPES, sniffFile } from './sniff.ts';
 
 /** Decoding guard: pictures beyond this many pixels are refused before they are decoded. */
@@ -49,7 +49,7 @@ export const checkPhoto = async (path: string, size: number, label: string, memo
     if (!metadata.width || !metadata.height) throw new Error('no size');
     if (metadata.width * metadata.height > MAX_PHOTO_PIXELS) throw new Error('too many pixels');
     // Decoded whole whatever is made of it, a tiny file can take hundreds of MiB (decode-cost.ts).
-    if (decodedWhole(metadata) && metadata.width * metadata.height > MAX_WHOLE_DECODE_PIXELS) {
+    if (tooLargeToDecodeWhole(metadata)) {
       throw new Error(`${metadata.width}×${metadata.height} is too large for a GIF, interlaced PNG or progressive JPEG (at most 4096×4096: each is decoded whole)`);
     }
     // JPEG and PNG are stripped without decoding; WebP and GIF are re-encoded.

@@ -26,6 +26,17 @@ export type HeaderFacts = { format?: string; isProgressive?: boolean; orientatio
 export const decodedWhole = (meta: HeaderFacts): boolean =>
   meta.format === 'gif' || ((meta.format === 'png' || meta.format === 'jpeg') && meta.isProgressive === true);
 
+/**
+ * Largest image accepted of those libvips decodes whole, in pixels — 4096 × 4096. Such a file can
+ * be a few kilobytes and still take hundreds of megabytes to decode: at 50 megapixels a GIF
+ * re-encoded took 679 MiB.
+ */
+export const MAX_WHOLE_DECODE_PIXELS = 4096 * 4096;
+
+/** An image decoded whole that is larger than MAX_WHOLE_DECODE_PIXELS: refused from its header on both photo routes. */
+export const tooLargeToDecodeWhole = (meta: HeaderFacts): boolean =>
+  decodedWhole(meta) && (meta.width ?? 0) * (meta.height ?? 0) > MAX_WHOLE_DECODE_PIXELS;
+
 /** EXIF orientations 5–8 turn the image a quarter: libvips holds all of it to do so. */
 export const turnsAQuarter = (meta: HeaderFacts): boolean => (meta.orientation ?? 1) >= 5;
 

@@ -2,9 +2,9 @@ import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/errors.ts';
-import { cropImage, deriveSmallSizes, MAX_WHOLE_DECODE_PIXELS, processUpload } from './process-upload.ts';
+import { cropImage, deriveSmallSizes, processUpload } from './process-upload.ts';
 import { uploadBudget } from '../../http/upload-budget.ts';
-import { BYTES_PER_PIXEL, decodeCost } from './decode-cost.ts';
+import { BYTES_PER_PIXEL, decodeCost, MAX_WHOLE_DECODE_PIXELS } from './decode-cost.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
 
 const picture = (format: 'jpeg' | 'png' | 'webp' | 'gif', width = 300, height = 200) =>

@@ -15,7 +15,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { DomainError } from '../../domain/errors.ts';
 import { MIME_OF, type DeferredSize, type ImageFormat, type ImageSize, type UploadSize } from '../../domain/images/image.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
-import { decodeCost, decodedWhole } from './decode-cost.ts';
+import { decodeCost, MAX_WHOLE_DECODE_PIXELS, tooLargeToDecodeWhole } from './decode-cost.ts';
 import { servableAsIs } from './markup.ts';
 
 // Every upload is new: libvips' operation cache (50 MB by default, per process) would only hold memory.
@@ -23,13 +23,6 @@ sharp.cache(false);
 
 /** Largest image accepted, in pixels (width × height) — read from the header before decoding. */
 export const MAX_INPUT_PIXELS = 50_000_000;
-
-/**
- * Largest image accepted of those libvips decodes whole (a GIF, an interlaced PNG, a progressive
- * JPEG: decode-cost.ts), in pixels — 4096 × 4096. Such a file can be a few kilobytes and still
- * take hundreds of megabytes to decode: at 50 megapixels a GIF re-encoded took 679 MiB.
- */
-export const MAX_WHOLE_DECODE_PIXELS = 4096 * 4096;
 
 /**
  * The memory decoding uploads may hold at once (the process's upload budget, http/upload-budget.ts):
@@ -115,7 +108,7 @@ export const processUpload = async (
   if (meta.width * meta.height > MAX_INPUT_PIXELS) {
     throw new DomainError('image_too_many_pixels', `the image is ${meta.width}×${meta.height}: more than ${MAX_INPUT_PIXELS} pixels`);
   }
-  if (decodedWhole(meta) && meta.width * meta.height > MAX_WHOLE_DECODE_PIXELS) {
+  if (tooLargeToDecodeWhole(meta)) {
     const kind = format === 'gif' ? 'a GIF' : format === 'png' ? 'an interlaced PNG' : 'a progressive JPEG';
     throw new DomainError(
       'image_too_many_pixels',
