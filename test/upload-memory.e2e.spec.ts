@@ -228,6 +228,33 @@ describe('bounded memory under hostile uploads', () => {
     expect(peak - baseline, `RSS grew by ${((peak - baseline) / MiB).toFixed(0)} MiB`).toBeLessThan(MAX_RSS_GROWTH);
   });
 
+  it('re-encodes a 49-megapixel phone photo, upright or turned by its EXIF orientation, within bounds', { timeout: 180_000 }, async (context) => {
+    if (!('/v1/images/upload' in paths)) context.skip('POST /v1/images/upload does not exist yet');
+    // A photo's EXIF makes `full` a re-encode (its metadata stripped), and orientation 6 a quarter
+    // turn that holds the whole picture. 2026-11-28, the service after the models loaded: +318 MiB
+    // for the upright one while the JPEG encoder optimised its Huffman tables (buffering every
+    // coefficient; ≈ 440 turned), +57 and +109 MiB without (infrastructure/images/decode-cost.ts).
+    await modelsLoaded();
+    const [width, height] = [8100, 6050];
+    const grain = Buffer.alloc(810 * 605 * 3);
+    for (let i = 0; i < grain.length; i++) grain[i] = (i * 2654435761) >>> 24;
+    const photo = sharp(grain, { raw: { width: 810, height: 605, channels: 3 } }).resize(width, height, { kernel: 'cubic' });
+    for (const orientation of [1, 6]) {
+      const bytes = await photo.clone().jpeg({ quality: 90 }).withMetadata({ orientation }).toBuffer();
+      const form = new FormData();
+      form.append('file', new Blob([bytes], { type: 'image/jpeg' }), `phone-${orientation}.jpg`);
+      const { result, baseline, peak } = await measure(() =>
+        fetch(`${service.url}/v1/images/upload`, { method: 'POST', headers: { 'x-api-key': apiKey }, body: form }).then(
+          async (response) => ({ status: response.status, body: (await response.json()) as { width?: number; height?: number } }),
+        ),
+      );
+      figures.push(`49 Mpx JPEG, EXIF orientation ${orientation} (${(bytes.length / MiB).toFixed(1)} MiB) → ${result.status}, RSS +${((peak - baseline) / MiB).toFixed(0)} MiB`);
+      expect(result.status).toBe(201);
+      expect([result.body.width, result.body.height]).toEqual(orientation === 6 ? [height, width] : [width, height]);
+      expect(peak - baseline, `orientation ${orientation}: RSS grew by ${((peak - baseline) / MiB).toFixed(0)} MiB`).toBeLessThan(MAX_RSS_GROWTH);
+    }
+  });
+
   it('takes the largest base64 photo (50 MB) within the 512 MiB line, and of two at once lets one in and tells the other to come back', { timeout: 180_000 }, async (context) => {
     if (!('/v1/images/upload' in paths)) context.skip('POST /v1/images/upload does not exist yet');
     // The process runs as `npm start` runs it (infrastructure/heap-policy.ts): the old generation capped.

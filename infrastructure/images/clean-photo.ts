@@ -74,7 +74,7 @@ const reencode = async (bytes: Buffer, format: ImageFormat, maxPixels: number): 
   const pipeline = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'truncated', animated: false }).rotate();
   const encoded =
     format === 'jpg'
-      ? pipeline.jpeg({ quality: 90 })
+      ? pipeline.jpeg({ quality: 90, optimiseCoding: false }) // full size: optimised tables would buffer every coefficient (decode-cost.ts)
       : format === 'png'
         ? pipeline.png()
         : format === 'webp'

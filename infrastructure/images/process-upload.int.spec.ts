@@ -133,10 +133,13 @@ describe('processUpload', () => {
     const mp = 1_000_000;
     const at = (meta: Parameters<typeof decodeCost>[0], reencodesFull: boolean) => decodeCost(meta, { reencodesFull }) / mp;
     expect(at({ format: 'jpeg', width: 4000, height: 3000 }, false)).toBe(12 * BYTES_PER_PIXEL.streamed);
-    expect(at({ format: 'jpeg', width: 4000, height: 3000, orientation: 6 }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedWhole);
-    expect(at({ format: 'jpeg', width: 4000, height: 3000, orientation: 3 }, true)).toBe(12 * BYTES_PER_PIXEL.streamed);
+    expect(at({ format: 'jpeg', width: 4000, height: 3000, orientation: 6 }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedFromWhole);
+    expect(at({ format: 'jpeg', width: 4000, height: 3000, orientation: 3 }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedFromWhole);
+    expect(at({ format: 'jpeg', width: 4000, height: 3000, orientation: 2 }, true)).toBe(12 * BYTES_PER_PIXEL.streamed);
+    expect(at({ format: 'jpeg', width: 4000, height: 3000, orientation: 6 }, false)).toBe(12 * BYTES_PER_PIXEL.streamed);
     expect(at({ format: 'jpeg', width: 4000, height: 3000, isProgressive: true }, false)).toBe(12 * BYTES_PER_PIXEL.decodedWhole);
-    expect(at({ format: 'png', width: 4000, height: 3000, isProgressive: true }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedWhole);
+    expect(at({ format: 'png', width: 4000, height: 3000, isProgressive: true }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedFromWhole);
+    expect(at({ format: 'jpeg', width: 4000, height: 3000, isProgressive: true }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedFromWhole);
     expect(at({ format: 'gif', width: 4000, height: 3000 }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedWhole);
     expect(at({ format: 'webp', width: 4000, height: 3000 }, true)).toBe(12 * BYTES_PER_PIXEL.reencodedWhole);
     expect(at({ format: 'webp', width: 4000, height: 3000 }, false)).toBe(12 * BYTES_PER_PIXEL.streamed);

@@ -71,9 +71,14 @@ export const detectFormat = async (bytes: Buffer): Promise<{ format: ImageFormat
   return known;
 };
 
-const encode = (pipeline: Sharp, format: ImageFormat): Sharp =>
+/**
+ * Encodes in the upload's format. At full size a JPEG is written without optimised Huffman tables:
+ * optimising them buffers every coefficient of the picture (≈ 6.6 bytes a pixel: +307 MiB for a
+ * 49-megapixel photo, against +32 MiB streamed) for a file ≈ 5 % smaller, and takes twice as long.
+ */
+const encode = (pipeline: Sharp, format: ImageFormat, { fullSize = false } = {}): Sharp =>
   format === 'jpg'
-    ? pipeline.jpeg({ quality: 85, mozjpeg: false })
+    ? pipeline.jpeg({ quality: 85, mozjpeg: false, optimiseCoding: !fullSize })
     : format === 'png'
       ? pipeline.png()
       : format === 'webp'
@@ -135,7 +140,7 @@ export const processUpload = async (
     } else {
       const fullPipeline = sharp(bytes, options).rotate();
       if (resize.width || resize.height) fullPipeline.resize({ width: resize.width, height: resize.height, fit: 'inside', withoutEnlargement: true });
-      const encoded = await encode(fullPipeline, format).toBuffer({ resolveWithObject: true });
+      const encoded = await encode(fullPipeline, format, { fullSize: true }).toBuffer({ resolveWithObject: true });
       full = { data: encoded.data, width: encoded.info.width, height: encoded.info.height };
     }
     const med = medFromUpload ?? (await medOf(full.data));
@@ -182,6 +187,6 @@ export const cropImage = async (
   const top = Math.max(0, Math.min(H - 1, Math.round(box.top * H)));
   const width = Math.max(1, Math.min(W - left, Math.round(box.width * W)));
   const height = Math.max(1, Math.min(H - top, Math.round(box.height * H)));
-  const cropped = await encode(sharp(bytes, { animated: false }).extract({ left, top, width, height }), format).toBuffer();
+  const cropped = await encode(sharp(bytes, { animated: false }).extract({ left, top, width, height }), format, { fullSize: true }).toBuffer();
   return processUpload(cropped);
 };
