@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { backgroundMask, cutOut, pixelBox } from './cutout.ts';
+import { backgroundMask, cutOut, MAX_CUTOUT_SIDE, pixelBox } from './cutout.ts';
 
 const PINK = { r: 200, g: 120, b: 160 };
 const BLUE = { r: 0, g: 64, b: 255 };
@@ -41,6 +41,18 @@ describe('cut-out mask', () => {
     expect(alphaAt(0, 0)).toBe(0);
     expect(alphaAt(Math.floor(info.width / 2), Math.floor(info.height / 2))).toBe(255);
     expect(cut.foreground_share).toBeCloseTo((50 * 40) / (info.width * info.height), 5);
+
+    // A large photo is cut at most MAX_CUTOUT_SIDE on its longest side (all the portrait can show), its box still in the photo's pixels.
+    const large = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: PINK } })
+      .composite([{ input: await block(BLUE, 1600, 1000), left: 1200, top: 1000 }])
+      .jpeg()
+      .toBuffer();
+    const largeCut = await cutOut(large, { left: 0.25, top: 0.25, width: 0.5, height: 0.5 });
+    expect(largeCut.box).toEqual(pixelBox({ left: 0.25, top: 0.25, width: 0.5, height: 0.5 }, 4000, 3000));
+    expect(Math.max(largeCut.width, largeCut.height)).toBe(MAX_CUTOUT_SIDE);
+    expect(largeCut.width / largeCut.height).toBeCloseTo(largeCut.box.width / largeCut.box.height, 2);
+    expect(largeCut.method).toBe('border_background');
+    expect(largeCut.foreground_share).toBeCloseTo((1600 * 1000) / (largeCut.box.width * largeCut.box.height), 1);
 
     const plain = await cutOut(await sharp({ create: { width: 100, height: 100, channels: 3, background: PINK } }).png().toBuffer(), { left: 0.2, top: 0.2, width: 0.5, height: 0.5 });
     expect(plain.method).toBe('ellipse');
