@@ -1,10 +1,19 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomId } from '../ids.ts';
 import { isValidBlobKey, type BlobStore } from './port.ts';
+
+/**
+ * Blobs up to this size are written on the event loop, in one go: into the page cache (nothing here
+ * waits for the disk) that takes ≈ 0.1 ms for 256 KiB, while the same writes in the thread pool are
+ * three waits in a row, each behind whatever else the pool and the loop are busy with — in a mixed
+ * load, image decodes on the pool and a busy loop made a small upload's blobs ≈ 30–40 ms of its
+ * answer. Larger blobs (a 50 MB original) are written in the thread pool, off the loop.
+ */
+export const SYNC_WRITE_MAX_BYTES = 256 * 1024;
 
 /**
  * The embedded blob store: one file per blob under DATA_DIR/blobs, with its content type beside
@@ -44,6 +53,28 @@ export const fileBlobStore = (dir: string): BlobStore => {
       await madeDir();
       const target = path(key);
       const temporary = `${target}.${randomId(6)}.tmp`;
+      if (Buffer.isBuffer(data) && data.length <= SYNC_WRITE_MAX_BYTES) {
+        const writeNow = () => {
+          try {
+            writeFileSync(temporary, data);
+            writeFileSync(`${target}.type`, contentType);
+            renameSync(temporary, target);
+          } catch (error) {
+            rmSync(temporary, { force: true });
+            throw error;
+          }
+        };
+        try {
+          writeNow();
+        } catch (error) {
+          // The directory removed meanwhile: made again, and the blob written once more.
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+          made = null;
+          await madeDir();
+          writeNow();
+        }
+        return { size: data.length };
+      }
       /** A write again once the directory is made again, should it have been removed meanwhile. */
       const inDir = async (writeOnce: () => Promise<FileHandle | null>, again: boolean) => {
         try {
