@@ -1,13 +1,22 @@
 import { DomainError } from '../../domain/errors.ts';
 import { imageDecider } from '../../domain/images/decide.ts';
-import { imageStream, type ImageUploaded } from '../../domain/images/image.ts';
+import { imageStream, type ImageBlobKeys, type ImageUploaded } from '../../domain/images/image.ts';
 import { deleteImageBlobs, storeImageBlobs } from '../../infrastructure/images/blobs.ts';
 import { monthOf, quotaDecider, quotaStream, type QuotaState } from '../../domain/quota/quota.ts';
-import { handleCommand, streamStates, type CommandContext, type StreamStates } from '../../infrastructure/event-store/command-handler.ts';
+import {
+  appendDecided,
+  contentionError,
+  currentState,
+  decideOn,
+  handleCommand,
+  streamStates,
+  type CommandContext,
+  type StreamStates,
+} from '../../infrastructure/event-store/command-handler.ts';
 import { randomId } from '../../infrastructure/ids.ts';
 import { processUpload, type DecodeMemory } from '../../infrastructure/images/process-upload.ts';
 import type { BlobStore } from '../../infrastructure/blobs/port.ts';
-import type { EventStore } from '../../infrastructure/event-store/port.ts';
+import { isWrongExpectedRevision, type EventStore } from '../../infrastructure/event-store/port.ts';
 
 export type UploadInput = {
   bytes: Buffer;
@@ -34,11 +43,20 @@ const quotaStates = (store: EventStore): StreamStates<unknown> => {
 };
 
 /**
- * An upload, in the order that keeps the guarantees: check and decode the bytes (a bad file costs
- * no quota), reserve one unit of the month's quota on the account's quota stream (expected
- * revision: racing uploads cannot overdraw it; beyond it nothing is stored), store the blobs,
- * append ImageUploaded. Should storing or appending fail after the reservation, the unit is given
- * back and the blobs removed.
+ * An upload, in the order that keeps the guarantees:
+ * 1. check and decode the bytes (a bad file costs no quota);
+ * 2. decide the reservation of one unit of the month's quota on the account's quota stream as it
+ *    stands (an upload over its quota is refused here: nothing stored);
+ * 3. store the blobs;
+ * 4. append the reservation, at the quota stream's revision it was decided on, and ImageUploaded
+ *    together (`appendDecided`): one commit to wait for, and on the embedded store all or none.
+ *
+ * A racing upload of the same account that reserved first makes the append fail on the quota
+ * stream: the reservation is decided again on the new state (the blobs stay), and should the quota
+ * be used up by then, the blobs are removed and the upload refused — the only case where an upload
+ * over its quota stored bytes, for a moment, under a key nothing names. Should the append fail
+ * otherwise, the blobs are removed, and a reservation that stands (EventStoreDB appends the
+ * streams one after the other, so the first may stand when the second fails) is given back.
  */
 export const uploadImage = async (
   settings: UploadSettings,
@@ -46,51 +64,78 @@ export const uploadImage = async (
   input: UploadInput,
   context: CommandContext,
 ): Promise<{ data: ImageUploaded['data']; position: bigint | null }> => {
+  const store = settings.eventStore;
   const image = await processUpload(input.bytes, { width: input.width, height: input.height }, settings.decodeMemory);
   const imageId = randomId(9);
   const now = new Date().toISOString();
-  await handleCommand(
-    settings.eventStore,
-    quotaStream(accountId),
-    quotaDecider,
-    { type: 'ReserveUpload', account_id: accountId, image_id: imageId, default_quota: settings.uploadQuota, now },
-    context,
-    { retries: QUOTA_RETRIES, states: quotaStates(settings.eventStore) },
-  );
+  const quota = quotaStream(accountId);
+  const states = quotaStates(store) as StreamStates<QuotaState>;
+  const reserve = { type: 'ReserveUpload', account_id: accountId, image_id: imageId, default_quota: settings.uploadQuota, now } as const;
+  let blobKeys: ImageBlobKeys | null = null;
+  let lastConflictAt: bigint | null | undefined;
   try {
-    const blobKeys = await storeImageBlobs(settings.blobs, imageId, image);
-    const data: ImageUploaded['data'] = {
-      image_id: imageId,
-      account_id: accountId,
-      sub_id: input.sub_id,
-      original_filename: input.original_filename,
-      mime_type: image.mime,
-      format: image.format,
-      width: image.width,
-      height: image.height,
-      bytes: image.sizes.full.length,
-      age_months: input.age_months,
-      breed_ids: input.breed_ids,
-      url_token: randomId(24),
-      blob_keys: blobKeys,
-      auto_crop: input.auto_crop,
-      parent_image_id: null,
-      crop_box: null,
-      created_at: now,
-    };
-    const result = await handleCommand(settings.eventStore, imageStream(imageId), imageDecider, { type: 'UploadImage', data }, context, { newStream: true });
-    return { data, position: result.position };
+    for (let attempt = 0; ; attempt++) {
+      const folded = await currentState(store, quota, quotaDecider, states);
+      const reserved = decideOn(quota, quotaDecider, reserve, folded);
+      blobKeys ??= await storeImageBlobs(settings.blobs, imageId, image);
+      const data: ImageUploaded['data'] = {
+        image_id: imageId,
+        account_id: accountId,
+        sub_id: input.sub_id,
+        original_filename: input.original_filename,
+        mime_type: image.mime,
+        format: image.format,
+        width: image.width,
+        height: image.height,
+        bytes: image.sizes.full.length,
+        age_months: input.age_months,
+        breed_ids: input.breed_ids,
+        url_token: randomId(24),
+        blob_keys: blobKeys,
+        auto_crop: input.auto_crop,
+        parent_image_id: null,
+        crop_box: null,
+        created_at: now,
+      };
+      const uploaded = decideOn(imageStream(imageId), imageDecider, { type: 'UploadImage', data }, { state: imageDecider.initialState(), revision: null });
+      try {
+        const [, position] = await appendDecided(store, [reserved, uploaded], context);
+        states.set(quota, { state: reserved.state, revision: folded.revision === null ? 0n : folded.revision + 1n });
+        return { data, position };
+      } catch (error) {
+        if (!isWrongExpectedRevision(error) || error.streamName !== quota) throw error;
+        // Another upload of the account reserved first: decided again on its state (as handleCommand
+        // does; a conflict again at the same revision means the cache is not the stream's prefix).
+        if (folded.revision === lastConflictAt) states.delete(quota);
+        lastConflictAt = folded.revision;
+        if (attempt >= QUOTA_RETRIES) throw contentionError(quota, attempt + 1);
+      }
+    }
   } catch (error) {
-    await deleteImageBlobs(settings.blobs, imageId);
-    await handleCommand(
-      settings.eventStore,
-      quotaStream(accountId),
-      quotaDecider,
-      { type: 'ReleaseUpload', account_id: accountId, image_id: imageId, month: monthOf(now), now: new Date().toISOString() },
-      context,
-      { retries: QUOTA_RETRIES, states: quotaStates(settings.eventStore) },
-    ).catch(() => undefined);
+    if (blobKeys) await deleteImageBlobs(settings.blobs, imageId);
+    if (!(error instanceof DomainError)) await releaseIfReserved(store, accountId, imageId, monthOf(now), context);
     throw error;
+  }
+};
+
+/**
+ * Gives back the unit reserved for `imageId` if its reservation stands (EventStoreDB may have
+ * appended it before the image's append failed); nothing when it does not. Best effort: a store
+ * that cannot be read now leaves the unit spent, as any write the store lost would.
+ */
+const releaseIfReserved = async (store: EventStore, accountId: string, imageId: string, month: string, context: CommandContext): Promise<void> => {
+  const quota = quotaStream(accountId);
+  quotaStates(store).delete(quota);
+  try {
+    const events = await store.readStream(quota, { direction: 'backwards', maxCount: 1000 });
+    const mine = events.filter((event) => (event.data as { image_id?: string }).image_id === imageId).map((event) => event.type);
+    if (!mine.includes('UploadQuotaReserved') || mine.includes('UploadQuotaReleased')) return;
+    await handleCommand(store, quota, quotaDecider, { type: 'ReleaseUpload', account_id: accountId, image_id: imageId, month, now: new Date().toISOString() }, context, {
+      retries: QUOTA_RETRIES,
+      states: quotaStates(store),
+    });
+  } catch {
+    // left spent (see above)
   }
 };
 

@@ -96,8 +96,11 @@ export const streamStates = <State>(max = 10_000): StreamStates<State> => {
 const ownFold = <State, E extends Event>(decider: Pick<Decider<State, never, E>, 'evolve' | 'initialState'>) =>
   decider as Pick<Decider<State, never, Event>, 'evolve' | 'initialState'>;
 
-/** The stream's state, from the cached state onwards when there is one. */
-const currentState = async <State, E extends Event>(
+/**
+ * A stream's state from the cache `states` (what came after the cached revision read and folded
+ * on), or folded from the stream's start when nothing is cached.
+ */
+export const currentState = async <State, E extends Event>(
   store: EventStore,
   streamName: string,
   decider: Pick<Decider<State, never, E>, 'evolve' | 'initialState'>,
