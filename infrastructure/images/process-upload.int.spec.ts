@@ -2,7 +2,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/errors.ts';
-import { cropImage, deriveSmallSizes, processUpload } from './process-upload.ts';
+import { cropImage, deriveSmallSizes, processUpload, QUICK_MED_PIXELS } from './process-upload.ts';
 import { uploadBudget } from '../../http/upload-budget.ts';
 import { BYTES_PER_PIXEL, decodeCost, MAX_WHOLE_DECODE_PIXELS } from './decode-cost.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
@@ -126,6 +126,34 @@ describe('processUpload', () => {
     const corrupt = Buffer.from(progressive);
     corrupt.fill(0x55, 2000, 6000);
     await codeOf(processUpload(corrupt, {}, memory));
+    expect(budget.held()).toBe(0);
+  });
+
+  it('makes med beside the header read for an image of at most QUICK_MED_PIXELS, in its share of the budget; a larger one after the header, in its cost', async () => {
+    const asked: number[] = [];
+    const budget = uploadBudget(160 * 1024 * 1024);
+    const memory = { acquire: async (bytes: number) => (asked.push(bytes), budget.acquire(bytes)) };
+    const quickShare = QUICK_MED_PIXELS * BYTES_PER_PIXEL.decodedWhole;
+    const small = await sharp({ create: { width: 2000, height: 1500, channels: 3, background: '#468' } }).jpeg().toBuffer();
+    const quick = await processUpload(small, {}, memory);
+    expect(asked).toEqual([quickShare]);
+    expect(quick.sizes.med.equals(await sharp(small).resize({ width: 640, height: 640, fit: 'inside' }).jpeg({ quality: 85 }).toBuffer())).toBe(true);
+    // one that carries EXIF: med at once, then its full re-encode in its cost
+    asked.length = 0;
+    const withExif = await sharp(small).withExif({ IFD0: { Artist: 'someone' } }).jpeg().toBuffer();
+    expect((await processUpload(withExif, {}, memory)).sizes.med.length).toBeGreaterThan(0);
+    expect(asked).toEqual([quickShare, decodeCost({ format: 'jpeg', width: 2000, height: 1500 }, { reencodesFull: true })]);
+    // larger: libvips refuses the quick decode from the header, and med waits for its cost
+    asked.length = 0;
+    const large = await sharp({ create: { width: 2500, height: 2000, channels: 3, background: '#468' } }).jpeg().toBuffer();
+    const slow = await processUpload(large, {}, memory);
+    expect(asked).toEqual([quickShare, decodeCost({ format: 'jpeg', width: 2500, height: 2000 }, { reencodesFull: false })]);
+    expect((await sharp(slow.sizes.med).metadata()).width).toBe(640);
+    expect(budget.held()).toBe(0);
+    // one whose header cannot be read gives its share back
+    const corrupt = Buffer.from(small);
+    corrupt.fill(0x55, 20, 400);
+    expect(await codeOf(processUpload(corrupt, {}, memory))).toMatch(/^image_/);
     expect(budget.held()).toBe(0);
   });
 

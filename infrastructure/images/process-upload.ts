@@ -15,7 +15,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { DomainError } from '../../domain/errors.ts';
 import { MIME_OF, type DeferredSize, type ImageFormat, type ImageSize, type UploadSize } from '../../domain/images/image.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
-import { decodeCost, MAX_WHOLE_DECODE_PIXELS, tooLargeToDecodeWhole } from './decode-cost.ts';
+import { BYTES_PER_PIXEL, decodeCost, MAX_WHOLE_DECODE_PIXELS, tooLargeToDecodeWhole } from './decode-cost.ts';
 import { servableAsIs } from './markup.ts';
 
 // Every upload is new: libvips' operation cache (50 MB by default, per process) would only hold memory.
@@ -30,6 +30,15 @@ export const MAX_INPUT_PIXELS = 50_000_000;
  * is always let in, so any accepted image can be decoded.
  */
 export type DecodeMemory = { acquire(bytes: number): Promise<() => void> };
+
+/**
+ * Images of at most this many pixels have `med` made beside the header read: one wait on the
+ * thread pool instead of two in a row, most of a small upload's time in a busy process. Whatever a
+ * file's header claims, that decode holds at most QUICK_MED_PIXELS × 6 bytes (24 MB), its share of
+ * the decode budget taken first: libvips refuses to decode a larger image for it (its pixel limit,
+ * read from the same header).
+ */
+export const QUICK_MED_PIXELS = 4_000_000;
 
 /** Longest side of each derived size (`full` keeps the stored size). */
 export const SIZE_BOUNDS: Record<Exclude<ImageSize, 'full'>, number> = { thumb: 150, small: 320, med: 640 };
@@ -99,10 +108,27 @@ export const processUpload = async (
   if (polyglot) throw new DomainError('image_polyglot', `the file is not only an image: ${polyglot}`);
   if (looksTruncated(bytes, format)) throw new DomainError('image_truncated', `the ${format} data is truncated`);
   const options: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'truncated', animated: false };
-  const medOf = (source: Buffer) =>
-    encode(sharp(source, options).rotate().resize({ width: SIZE_BOUNDS.med, height: SIZE_BOUNDS.med, fit: 'inside', withoutEnlargement: true }), format).toBuffer();
-  // The header first (nothing decoded): what decoding the image will cost decides whether it is
-  // taken and when its decoding starts.
+  const medOf = (source: Buffer, limitInputPixels = MAX_INPUT_PIXELS) =>
+    encode(
+      sharp(source, { ...options, limitInputPixels }).rotate().resize({ width: SIZE_BOUNDS.med, height: SIZE_BOUNDS.med, fit: 'inside', withoutEnlargement: true }),
+      format,
+    ).toBuffer();
+  // `med` is made from the upload's bytes unless the stored image is resized or a GIF (made from
+  // `full` then). Of an image of at most QUICK_MED_PIXELS it is made beside the header read, in
+  // its share of the decode budget (see QUICK_MED_PIXELS); of a larger one, libvips refuses that
+  // decode from the header, and `med` is made once the header has told what it will cost.
+  const medFromBytes = format !== 'gif' && !resize.width && !resize.height;
+  let quickMed: Promise<{ med: Buffer } | { error: unknown }> | null = null;
+  if (medFromBytes) {
+    const share = memory ? await memory.acquire(QUICK_MED_PIXELS * BYTES_PER_PIXEL.decodedWhole) : () => undefined;
+    quickMed = medOf(bytes, QUICK_MED_PIXELS).then(
+      (med) => ({ med }),
+      (error: unknown) => ({ error }),
+    );
+    void quickMed.finally(share);
+  }
+  // The header (nothing decoded): what decoding the image will cost decides whether it is taken
+  // and when its decoding starts.
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { ...options, limitInputPixels: false }).metadata();
@@ -127,13 +153,16 @@ export const processUpload = async (
   // its pixels without its metadata (GPS, comments, markup never reach the public url),
   // auto-rotated and resized.
   const keepAsIs = format !== 'gif' && !resize.width && !resize.height && isPlain(meta) && servableAsIs(bytes, format);
-  const release = memory ? await memory.acquire(decodeCost(meta, { reencodesFull: !keepAsIs })) : () => undefined;
+  // `med` in one pipeline (decode, resize, encode; shrink-on-load makes the decode cheap for JPEG
+  // and WebP). It reads the whole file, so a truncated or corrupt one fails here. Made before any
+  // re-encode of `full`, so the two never hold their pixels at once.
+  const quick = quickMed ? await quickMed : null;
+  let medFromUpload: Buffer | null = quick && 'med' in quick ? quick.med : null;
+  if (quick && 'error' in quick && meta.width * meta.height <= QUICK_MED_PIXELS) throw decodeError(quick.error);
+  const cost = medFromUpload && keepAsIs ? 0 : decodeCost(meta, { reencodesFull: !keepAsIs });
+  const release = memory && cost > 0 ? await memory.acquire(cost) : () => undefined;
   try {
-    // `med` in one pipeline (decode, resize, encode; shrink-on-load makes the decode cheap for
-    // JPEG and WebP). It reads the whole file, so a truncated or corrupt one fails here. Made
-    // before any re-encode of `full` (from the upload's bytes unless the stored image is resized
-    // or a GIF, re-encoded frame by frame), so the two never hold their pixels at once.
-    const medFromUpload = format !== 'gif' && !resize.width && !resize.height ? await medOf(bytes) : null;
+    if (medFromBytes && !medFromUpload) medFromUpload = await medOf(bytes);
     let full: { data: Buffer; width: number; height: number };
     if (keepAsIs) {
       full = { data: bytes, width: meta.width, height: meta.height };
