@@ -96,6 +96,25 @@ describe('uploadImage', () => {
     expect(await quotaEvents()).toEqual(['UploadQuotaReserved', 'UploadQuotaReleased', 'UploadQuotaReserved']);
   });
 
+  it('removes what a half-done blob store left when one of the blobs fails, and reserves nothing', async () => {
+    const files = fileBlobStore(join(dir, 'blobs'));
+    // `med` fails at once (a full disk, say) while the original is still being written
+    const failing = {
+      ...files,
+      put: async (key: string, data: Buffer, type: string) => {
+        if (key.endsWith('.med')) throw new Error('ENOSPC: no space left on device');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return files.put(key, data, type);
+      },
+    };
+    const settings = { eventStore: store, blobs: failing, uploadQuota: 10 };
+    await expect(uploadImage(settings, 'acc-1', input, context)).rejects.toThrow('ENOSPC');
+    // (a write still under way when the failure was seen would land later: none may be)
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(blobFiles()).toEqual([]);
+    expect(await quotaEvents()).toEqual([]);
+  });
+
   it('writes a plain upload once (its full size is the original) and a cleaned one twice', async () => {
     const blobs = fileBlobStore(join(dir, 'blobs'));
     const settings = { eventStore: store, blobs, uploadQuota: 10 };

@@ -72,12 +72,17 @@ export const uploadImage = async (
   const states = quotaStates(store) as StreamStates<QuotaState>;
   const reserve = { type: 'ReserveUpload', account_id: accountId, image_id: imageId, default_quota: settings.uploadQuota, now } as const;
   let blobKeys: ImageBlobKeys | null = null;
+  /** Set once storing began: a store that failed half-way has left some of them. */
+  let blobsTouched = false;
   let lastConflictAt: bigint | null | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
       const folded = await currentState(store, quota, quotaDecider, states);
       const reserved = decideOn(quota, quotaDecider, reserve, folded);
-      blobKeys ??= await storeImageBlobs(settings.blobs, imageId, image);
+      if (!blobKeys) {
+        blobsTouched = true;
+        blobKeys = await storeImageBlobs(settings.blobs, imageId, image);
+      }
       const data: ImageUploaded['data'] = {
         image_id: imageId,
         account_id: accountId,
@@ -112,7 +117,7 @@ export const uploadImage = async (
       }
     }
   } catch (error) {
-    if (blobKeys) await deleteImageBlobs(settings.blobs, imageId);
+    if (blobsTouched) await deleteImageBlobs(settings.blobs, imageId);
     if (!(error instanceof DomainError)) await releaseIfReserved(store, accountId, imageId, monthOf(now), context);
     throw error;
   }

@@ -133,8 +133,11 @@ export const processUpload = async (
   try {
     meta = await sharp(bytes, { ...options, limitInputPixels: false }).metadata();
   } catch (error) {
+    // nothing of the upload's work goes on after its answer: the quick decode, if any, ends first
+    if (quickMed) await quickMed;
     throw decodeError(error);
   }
+  const quick = quickMed ? await quickMed : null;
   if (!meta.width || !meta.height) throw new DomainError('image_corrupt', 'the image has no dimensions');
   if (meta.width * meta.height > MAX_INPUT_PIXELS) {
     throw new DomainError('image_too_many_pixels', `the image is ${meta.width}×${meta.height}: more than ${MAX_INPUT_PIXELS} pixels`);
@@ -156,7 +159,6 @@ export const processUpload = async (
   // `med` in one pipeline (decode, resize, encode; shrink-on-load makes the decode cheap for JPEG
   // and WebP). It reads the whole file, so a truncated or corrupt one fails here. Made before any
   // re-encode of `full`, so the two never hold their pixels at once.
-  const quick = quickMed ? await quickMed : null;
   let medFromUpload: Buffer | null = quick && 'med' in quick ? quick.med : null;
   if (quick && 'error' in quick && meta.width * meta.height <= QUICK_MED_PIXELS) throw decodeError(quick.error);
   const cost = medFromUpload && keepAsIs ? 0 : decodeCost(meta, { reencodesFull: !keepAsIs });
