@@ -1,6 +1,6 @@
 import { DomainError } from '../../domain/errors.ts';
 import { imageDecider } from '../../domain/images/decide.ts';
-import { imageStream, type ImageBlobKeys, type ImageUploaded } from '../../domain/images/image.ts';
+import { imageStream, type ImageUploaded } from '../../domain/images/image.ts';
 import { deleteImageBlobs, storeImageBlobs } from '../../infrastructure/images/blobs.ts';
 import { monthOf, quotaDecider, quotaStream, type QuotaState } from '../../domain/quota/quota.ts';
 import {
@@ -71,38 +71,39 @@ export const uploadImage = async (
   const quota = quotaStream(accountId);
   const states = quotaStates(store) as StreamStates<QuotaState>;
   const reserve = { type: 'ReserveUpload', account_id: accountId, image_id: imageId, default_quota: settings.uploadQuota, now } as const;
-  let blobKeys: ImageBlobKeys | null = null;
-  /** Set once storing began: a store that failed half-way has left some of them. */
-  let blobsTouched = false;
-  let lastConflictAt: bigint | null | undefined;
+  const decideReservation = async () => {
+    const folded = await currentState(store, quota, quotaDecider, states);
+    return { folded, reserved: decideOn(quota, quotaDecider, reserve, folded) };
+  };
+  /** Set once storing began: a store that failed half-way has left some of the blobs. */
+  let storing = false;
   try {
+    // Over the quota: refused here, before anything is stored.
+    let { folded, reserved } = await decideReservation();
+    storing = true;
+    const blobKeys = await storeImageBlobs(settings.blobs, imageId, image);
+    const data: ImageUploaded['data'] = {
+      image_id: imageId,
+      account_id: accountId,
+      sub_id: input.sub_id,
+      original_filename: input.original_filename,
+      mime_type: image.mime,
+      format: image.format,
+      width: image.width,
+      height: image.height,
+      bytes: image.sizes.full.length,
+      age_months: input.age_months,
+      breed_ids: input.breed_ids,
+      url_token: randomId(24),
+      blob_keys: blobKeys,
+      auto_crop: input.auto_crop,
+      parent_image_id: null,
+      crop_box: null,
+      created_at: now,
+    };
+    const uploaded = decideOn(imageStream(imageId), imageDecider, { type: 'UploadImage', data }, { state: imageDecider.initialState(), revision: null });
+    let lastConflictAt: bigint | null | undefined;
     for (let attempt = 0; ; attempt++) {
-      const folded = await currentState(store, quota, quotaDecider, states);
-      const reserved = decideOn(quota, quotaDecider, reserve, folded);
-      if (!blobKeys) {
-        blobsTouched = true;
-        blobKeys = await storeImageBlobs(settings.blobs, imageId, image);
-      }
-      const data: ImageUploaded['data'] = {
-        image_id: imageId,
-        account_id: accountId,
-        sub_id: input.sub_id,
-        original_filename: input.original_filename,
-        mime_type: image.mime,
-        format: image.format,
-        width: image.width,
-        height: image.height,
-        bytes: image.sizes.full.length,
-        age_months: input.age_months,
-        breed_ids: input.breed_ids,
-        url_token: randomId(24),
-        blob_keys: blobKeys,
-        auto_crop: input.auto_crop,
-        parent_image_id: null,
-        crop_box: null,
-        created_at: now,
-      };
-      const uploaded = decideOn(imageStream(imageId), imageDecider, { type: 'UploadImage', data }, { state: imageDecider.initialState(), revision: null });
       try {
         const [, position] = await appendDecided(store, [reserved, uploaded], context);
         states.set(quota, { state: reserved.state, revision: folded.revision === null ? 0n : folded.revision + 1n });
@@ -114,10 +115,11 @@ export const uploadImage = async (
         if (folded.revision === lastConflictAt) states.delete(quota);
         lastConflictAt = folded.revision;
         if (attempt >= QUOTA_RETRIES) throw contentionError(quota, attempt + 1);
+        ({ folded, reserved } = await decideReservation());
       }
     }
   } catch (error) {
-    if (blobsTouched) await deleteImageBlobs(settings.blobs, imageId);
+    if (storing) await deleteImageBlobs(settings.blobs, imageId);
     if (!(error instanceof DomainError)) await releaseIfReserved(store, accountId, imageId, monthOf(now), context);
     throw error;
   }
