@@ -255,6 +255,31 @@ describe('bounded memory under hostile uploads', () => {
     }
   });
 
+  it('keeps a 49-megapixel WebP carrying EXIF without re-encoding it, and refuses a turned one from its header', { timeout: 180_000 }, async (context) => {
+    if (!('/v1/images/upload' in paths)) context.skip('POST /v1/images/upload does not exist yet');
+    // libwebp encodes a whole picture at once (≈ 16 bytes a pixel): re-encoding this one to strip
+    // its EXIF would take ≈ 750 MiB. Its metadata chunks are dropped instead (clean-photo.ts), and a
+    // WebP that must be re-encoded (turned) is refused above 4096 × 4096 (decode-cost.ts).
+    await modelsLoaded();
+    const side = 7000;
+    const photo = sharp({ create: { width: side, height: side, channels: 3, background: '#5a7' } });
+    for (const orientation of [1, 6]) {
+      const bytes = await photo.clone().webp({ quality: 50, effort: 0 }).withMetadata({ orientation }).toBuffer();
+      expect((await sharp(bytes).metadata()).exif).toBeDefined();
+      const form = new FormData();
+      form.append('file', new Blob([bytes], { type: 'image/webp' }), `large-${orientation}.webp`);
+      const { result, baseline, peak } = await measure(() =>
+        fetch(`${service.url}/v1/images/upload`, { method: 'POST', headers: { 'x-api-key': apiKey }, body: form }).then(
+          async (response) => ({ status: response.status, body: (await response.json()) as { width?: number; code?: string } }),
+        ),
+      );
+      figures.push(`49 Mpx WebP, EXIF orientation ${orientation} (${(bytes.length / 1024).toFixed(0)} KiB) → ${result.status}, RSS +${((peak - baseline) / MiB).toFixed(0)} MiB`);
+      if (orientation === 1) expect(result).toMatchObject({ status: 201, body: { width: side } });
+      else expect(result).toMatchObject({ status: 400, body: { code: 'image_too_many_pixels' } });
+      expect(peak - baseline, `orientation ${orientation}: RSS grew by ${((peak - baseline) / MiB).toFixed(0)} MiB`).toBeLessThan(MAX_RSS_GROWTH);
+    }
+  });
+
   it('takes the largest base64 photo (50 MB) within the 512 MiB line, and of two at once lets one in and tells the other to come back', { timeout: 180_000 }, async (context) => {
     if (!('/v1/images/upload' in paths)) context.skip('POST /v1/images/upload does not exist yet');
     // The process runs as `npm start` runs it (infrastructure/heap-policy.ts): the old generation capped.

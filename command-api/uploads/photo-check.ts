@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { DomainError } from '../../domain/errors.ts';
 import type { ImageFormat } from '../../domain/images/image.ts';
-import { cleanPhoto } from '../../infrastructure/images/clean-photo.ts';
+import { cleanPhoto, planClean } from '../../infrastructure/images/clean-photo.ts';
 import { looksTruncated, polyglotReason } from '../../infrastructure/images/polyglot.ts';
-import { decodeCost, tooLargeToDecodeWhole } from '../../infrastructure/images/decode-cost.ts';
+import { decodeCost, tooLargeToDecodeWhole, tooLargeToReencodeWhole } from '../../infrastructure/images/decode-cost.ts';
 import type { DecodeMemory } from '../../infrastructure/images/process-upload.ts';
 import { PHOTO_TYPES, sniffFile } from './sniff.ts';
 
@@ -52,10 +52,16 @@ export const checkPhoto = async (path: string, size: number, label: string, memo
     if (tooLargeToDecodeWhole(metadata)) {
       throw new Error(`${metadata.width}×${metadata.height} is too large for a GIF, interlaced PNG or progressive JPEG (at most 4096×4096: each is decoded whole)`);
     }
-    // JPEG and PNG are stripped without decoding; WebP and GIF are re-encoded.
-    if (memory) release = await memory.acquire(decodeCost(metadata, { reencodesFull: format === 'webp' || format === 'gif' }));
+    // Stripped without decoding where it can be; a re-encode counted in the decoding's cost.
+    const orientation = metadata.orientation ?? 1;
+    const plan = planClean(bytes, format, orientation);
+    const reencodes = plan.how === 're-encode';
+    if (reencodes && tooLargeToReencodeWhole(format, metadata.width * metadata.height)) {
+      throw new Error(`${metadata.width}×${metadata.height} is too large for a WebP that has to be re-encoded (turned by its EXIF, or holding markup): at most 4096×4096, it is encoded whole`);
+    }
+    if (memory) release = await memory.acquire(decodeCost(metadata, { reencodesFull: reencodes }));
     await sharp(bytes, { limitInputPixels: MAX_PHOTO_PIXELS, failOn: 'truncated' }).resize(32, 32, { fit: 'inside' }).toBuffer();
-    const clean = await cleanPhoto(bytes, format, metadata.orientation ?? 1, MAX_PHOTO_PIXELS);
+    const clean = await cleanPhoto(bytes, format, orientation, MAX_PHOTO_PIXELS, plan);
     const upright = clean.how === 're-encoded' && (metadata.orientation ?? 1) >= 5;
     return { mime: type.mime, width: upright ? metadata.height : metadata.width, height: upright ? metadata.width : metadata.height, bytes: clean.bytes, changed: clean.how !== 'as-is' };
   } catch (error) {

@@ -53,7 +53,7 @@ describe('markup in pictures', () => {
     expect((await sharp(clean.bytes).raw().toBuffer()).equals(await sharp(jpeg).raw().toBuffer())).toBe(true);
   });
 
-  it('strips PNG text chunks and re-encodes WebP with metadata', async () => {
+  it('strips PNG text chunks losslessly', async () => {
     const png = await sharp(await picture('png')).withMetadata().png().toBuffer();
     const withText = await sharp(png).withExif({ IFD0: { ImageDescription: HTML } }).png().toBuffer();
     expect(textSegments(withText, 'png').length).toBeGreaterThan(0);
@@ -61,10 +61,38 @@ describe('markup in pictures', () => {
     expect(cleanPng.how).toBe('stripped');
     expect(holdsMarkup(cleanPng.bytes)).toBe(false);
     expect((await sharp(cleanPng.bytes).metadata()).width).toBe(64);
-    const webp = await sharp(await picture('webp')).withExif({ IFD0: { ImageDescription: 'hello' } }).webp().toBuffer();
-    const cleanWebp = await cleanPhoto(webp, 'webp', 1, 50_000_000);
-    expect(cleanWebp.how).toBe('re-encoded');
-    expect((await sharp(cleanWebp.bytes).metadata()).exif).toBeUndefined();
+  });
+
+  it('strips a WebP of its EXIF, ICC and unknown chunks losslessly; re-encodes one its EXIF turns', async () => {
+    const still = await picture('webp');
+    const tagged = await sharp(still).withExif({ IFD0: { ImageDescription: 'taken at home' } }).withIccProfile('p3').webp().toBuffer();
+    // a private chunk after the picture, as some tools write, the RIFF size grown to hold it
+    const extra = Buffer.concat([Buffer.from('ABCD', 'latin1'), Buffer.from([5, 0, 0, 0]), Buffer.from('words\0', 'latin1')]);
+    const withAll = Buffer.concat([tagged, extra]);
+    withAll.writeUInt32LE(withAll.length - 8, 4);
+    const before = await sharp(withAll).metadata();
+    expect([before.exif !== undefined, before.icc !== undefined]).toEqual([true, true]);
+    expect(textSegments(withAll, 'webp')).toHaveLength(3);
+    const clean = await cleanPhoto(withAll, 'webp', 1, 50_000_000);
+    expect(clean.how).toBe('stripped');
+    expect(textSegments(clean.bytes, 'webp')).toEqual([]);
+    expect(clean.bytes.readUInt32LE(4)).toBe(clean.bytes.length - 8);
+    expect(clean.bytes[20] & (0x20 | 0x08 | 0x04)).toBe(0); // VP8X no longer announces ICC, EXIF or XMP
+    const after = await sharp(clean.bytes).metadata();
+    expect([after.exif, after.icc, after.width, after.height]).toEqual([undefined, undefined, 64, 48]);
+    // the picture's own chunk, byte for byte
+    const chunk = (bytes: Buffer) => {
+      const at = bytes.indexOf(Buffer.from('VP8 ', 'latin1'));
+      return bytes.subarray(at, at + 8 + bytes.readUInt32LE(at + 4));
+    };
+    expect(chunk(clean.bytes).length).toBeGreaterThan(20);
+    expect(chunk(clean.bytes).equals(chunk(tagged))).toBe(true);
+    // turned by its EXIF: stripping would lose the turn, so it is made upright from its pixels
+    const turned = await sharp(still).withMetadata({ orientation: 6 }).webp().toBuffer();
+    const upright = await cleanPhoto(turned, 'webp', 6, 50_000_000);
+    expect(upright.how).toBe('re-encoded');
+    const meta = await sharp(upright.bytes).metadata();
+    expect([meta.exif, meta.width, meta.height]).toEqual([undefined, 48, 64]);
   });
 
   it('images: a file with a comment is re-encoded, never served as it came; markup in metadata is a polyglot', async () => {

@@ -1,19 +1,21 @@
 /**
  * The bytes of a photo as they may be stored and served: nothing in them but the picture.
- * - JPEG and PNG are stripped losslessly: every segment that can carry text (JPEG COM and APPn —
- *   EXIF with its GPS, XMP, ICC, IPTC, vendors' — PNG text, EXIF, ICC and private chunks) is dropped
- *   and the image data is kept byte for byte (no generation loss, no decode). A JPEG's EXIF
- *   orientation survives as a minimal EXIF segment holding that one number.
- * - WebP with such chunks and GIF (whose extensions are not walked) are re-encoded from their
- *   pixels by sharp.
+ * - JPEG, PNG and upright WebP are stripped losslessly: every segment that can carry text (JPEG
+ *   COM and APPn — EXIF with its GPS, XMP, ICC, IPTC, vendors' — PNG text, EXIF, ICC and private
+ *   chunks, WebP EXIF, XMP, ICCP and unknown chunks) is dropped and the image data is kept byte for
+ *   byte (no generation loss, no decode). A JPEG's EXIF orientation survives as a minimal EXIF
+ *   segment holding that one number; a WebP turned by its EXIF is re-encoded upright.
+ * - GIF (whose extensions are not walked) is re-encoded from its pixels by sharp.
  * - Whatever remains is searched for HTML tags (markup.ts); image data shaped to hold one is
  *   re-encoded from its pixels, and bytes that still hold one are refused.
- * The file must have passed the upload guard (type, polyglot, truncation, pixel limit) already.
+ * `planClean` tells which from the bytes alone, so a caller can budget a re-encode's memory
+ * (decode-cost.ts) before it starts. The file must have passed the upload guard (type, polyglot,
+ * truncation, pixel limit) already.
  */
 import sharp from 'sharp';
 import { DomainError } from '../../domain/errors.ts';
 import type { ImageFormat } from '../../domain/images/image.ts';
-import { holdsMarkup, servableAsIs, textSegments } from './markup.ts';
+import { holdsMarkup, servableAsIs, textSegments, WEBP_IMAGE_CHUNKS } from './markup.ts';
 
 /** A minimal EXIF APP1 segment carrying only the orientation (big-endian TIFF, one IFD entry). */
 const orientationSegment = (orientation: number): Buffer => {
@@ -70,6 +72,53 @@ const stripPng = (bytes: Buffer): Buffer => {
   return Buffer.concat(parts);
 };
 
+/** VP8X flags (the first byte of its payload) saying an ICC profile, EXIF or XMP chunk follows. */
+const VP8X_METADATA_FLAGS = 0x20 | 0x08 | 0x04;
+
+/**
+ * The WebP without its metadata chunks (EXIF, XMP, ICCP and any unknown one), the VP8X flags that
+ * announced them cleared and the RIFF size made right; the picture's chunks byte for byte. Null
+ * when the chunks cannot be walked to the end (left to a re-encode, which decodes and so fails
+ * on a broken file).
+ */
+const stripWebp = (bytes: Buffer): Buffer | null => {
+  const parts: Buffer[] = [];
+  let offset = 12;
+  while (offset + 8 <= bytes.length) {
+    const type = bytes.toString('latin1', offset, offset + 4);
+    const length = bytes.readUInt32LE(offset + 4);
+    const end = offset + 8 + length + (length % 2);
+    if (end > bytes.length + (length % 2)) return null;
+    if (WEBP_IMAGE_CHUNKS.has(type)) {
+      const chunk = Buffer.alloc(end - offset); // a missing pad byte after the last chunk put back
+      bytes.copy(chunk, 0, offset, Math.min(end, bytes.length));
+      if (type === 'VP8X' && length >= 1) chunk[8] &= ~VP8X_METADATA_FLAGS;
+      parts.push(chunk);
+    }
+    offset = end;
+  }
+  if (offset < bytes.length) return null;
+  const body = Buffer.concat(parts);
+  const header = Buffer.from(bytes.subarray(0, 12));
+  header.writeUInt32LE(body.length + 4, 4);
+  return Buffer.concat([header, body]);
+};
+
+/** The file without its text segments, or null when it cannot be done losslessly. */
+const strip = (bytes: Buffer, format: ImageFormat, orientation: number): Buffer | null => {
+  switch (format) {
+    case 'jpg':
+      return stripJpeg(bytes, orientation);
+    case 'png':
+      return stripPng(bytes);
+    case 'webp':
+      // its EXIF is what says it is turned: without it the picture would show on its side
+      return orientation === 1 ? stripWebp(bytes) : null;
+    case 'gif':
+      return null;
+  }
+};
+
 const reencode = async (bytes: Buffer, format: ImageFormat, maxPixels: number): Promise<Buffer> => {
   const pipeline = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'truncated', animated: false }).rotate();
   const encoded =
@@ -85,17 +134,28 @@ const reencode = async (bytes: Buffer, format: ImageFormat, maxPixels: number): 
 
 export type CleanPhoto = { bytes: Buffer; how: 'as-is' | 'stripped' | 're-encoded' };
 
-/** The photo's servable bytes (see the top of this file). `orientation` is the EXIF orientation sharp read (1 when none). */
-export const cleanPhoto = async (bytes: Buffer, format: ImageFormat, orientation: number, maxPixels: number): Promise<CleanPhoto> => {
-  if (servableAsIs(bytes, format) && orientation === 1) return { bytes, how: 'as-is' };
-  let result: CleanPhoto | null = null;
-  if (format === 'jpg' || format === 'png') {
-    const stripped = format === 'jpg' ? stripJpeg(bytes, orientation) : stripPng(bytes);
-    if (textSegments(stripped, format).length === (format === 'jpg' && orientation > 1 ? 1 : 0) && !holdsMarkup(stripped)) {
-      result = { bytes: stripped, how: 'stripped' };
-    }
+/** What cleaning a photo takes, told from its bytes alone: its servable bytes, or a re-encode. */
+export type CleanPlan = { how: 'as-is' | 'stripped'; bytes: Buffer } | { how: 're-encode' };
+
+/** Which way the photo is cleaned (see the top of this file), without decoding it. `orientation` is the EXIF orientation sharp read (1 when none). */
+export const planClean = (bytes: Buffer, format: ImageFormat, orientation: number): CleanPlan => {
+  if (servableAsIs(bytes, format) && orientation === 1) return { how: 'as-is', bytes };
+  const stripped = strip(bytes, format, orientation);
+  if (stripped && textSegments(stripped, format).length === (format === 'jpg' && orientation > 1 ? 1 : 0) && !holdsMarkup(stripped)) {
+    return { how: 'stripped', bytes: stripped };
   }
-  if (!result) result = { bytes: await reencode(bytes, format, maxPixels), how: 're-encoded' };
+  return { how: 're-encode' };
+};
+
+/** The photo's servable bytes (see the top of this file), following `plan` (planned here when not given). */
+export const cleanPhoto = async (
+  bytes: Buffer,
+  format: ImageFormat,
+  orientation: number,
+  maxPixels: number,
+  plan: CleanPlan = planClean(bytes, format, orientation),
+): Promise<CleanPhoto> => {
+  const result: CleanPhoto = plan.how === 're-encode' ? { bytes: await reencode(bytes, format, maxPixels), how: 're-encoded' } : plan;
   if (holdsMarkup(result.bytes)) throw new DomainError('image_polyglot', 'the file is not only an image: its bytes hold HTML even once re-encoded');
   return result;
 };

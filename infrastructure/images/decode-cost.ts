@@ -41,6 +41,14 @@ export const tooLargeToDecodeWhole = (meta: HeaderFacts): boolean =>
   decodedWhole(meta) && (meta.width ?? 0) * (meta.height ?? 0) > MAX_WHOLE_DECODE_PIXELS;
 
 /**
+ * libwebp encodes a whole picture at once and the GIF encoder quantises one (≈ 16 bytes a pixel of
+ * what is written): re-encoded, a WebP or GIF may come to at most MAX_WHOLE_DECODE_PIXELS. An
+ * upright still WebP is never re-encoded for its metadata alone (clean-photo.ts strips it).
+ */
+export const tooLargeToReencodeWhole = (format: string | undefined, pixelsWritten: number): boolean =>
+  (format === 'webp' || format === 'gif') && pixelsWritten > MAX_WHOLE_DECODE_PIXELS;
+
+/**
  * EXIF orientations 3–8 turn or flip the image upside down or a quarter: libvips holds all of it
  * to do so (2, a mirror, is done row by row).
  */

@@ -86,7 +86,7 @@ const pngTextSegments = (bytes: Buffer): Buffer[] => {
 };
 
 /** WebP chunks a picture needs; EXIF, XMP, ICCP and unknown chunks can carry text. */
-const WEBP_IMAGE_CHUNKS = new Set(['VP8 ', 'VP8L', 'VP8X', 'ALPH', 'ANIM', 'ANMF']);
+export const WEBP_IMAGE_CHUNKS = new Set(['VP8 ', 'VP8L', 'VP8X', 'ALPH', 'ANIM', 'ANMF']);
 const webpTextSegments = (bytes: Buffer): Buffer[] => {
   const found: Buffer[] = [];
   let offset = 12;

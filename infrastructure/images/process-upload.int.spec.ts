@@ -192,6 +192,27 @@ describe('processUpload', () => {
     expect((await sharp(resized.sizes.med).metadata()).width).toBe(400);
   });
 
+  it('keeps a WebP carrying metadata without re-encoding it, and refuses a re-encoded one larger than 4096 × 4096', { timeout: 60_000 }, async () => {
+    // libwebp encodes a whole picture at once (decode-cost.ts): an upright still WebP loses its
+    // metadata chunks instead (clean-photo.ts), its picture kept byte for byte.
+    const tagged = await sharp(await picture('webp', 800, 600)).withExif({ IFD0: { Artist: 'someone' } }).webp().toBuffer();
+    const kept = await processUpload(tagged);
+    const vp8 = (bytes: Buffer) => {
+      const at = bytes.indexOf(Buffer.from('VP8 ', 'latin1'));
+      return bytes.subarray(at, at + 8 + bytes.readUInt32LE(at + 4));
+    };
+    expect((await sharp(kept.sizes.full).metadata()).exif).toBeUndefined();
+    expect(kept.sizes.full.length).toBeLessThan(tagged.length);
+    expect(vp8(kept.sizes.full).equals(vp8(tagged))).toBe(true);
+    // turned by its EXIF, it has to be re-encoded: refused from its header beyond 4096 × 4096 ...
+    const turned = await sharp({ create: { width: 4200, height: 4000, channels: 3, background: '#5a7' } }).webp({ quality: 50, effort: 0 }).withMetadata({ orientation: 6 }).toBuffer();
+    expect(4200 * 4000).toBeGreaterThan(MAX_WHOLE_DECODE_PIXELS);
+    expect(await codeOf(processUpload(turned))).toBe('image_too_many_pixels');
+    // ... and made when what is written fits (resized upright to 2000 × 2100)
+    const resized = await processUpload(turned, { width: 2000 });
+    expect([resized.width, resized.height]).toEqual([2000, 2100]);
+  });
+
   it('refuses empty, unknown, truncated, polyglot files with their codes', async () => {
     expect(await codeOf(processUpload(Buffer.alloc(0)))).toBe('image_empty');
     expect(await codeOf(processUpload(Buffer.from('hello, this is not an image')))).toBe('unsupported_media_type');

@@ -15,7 +15,8 @@ import { fileTypeFromBuffer } from 'file-type';
 import { DomainError } from '../../domain/errors.ts';
 import { MIME_OF, type DeferredSize, type ImageFormat, type ImageSize, type UploadSize } from '../../domain/images/image.ts';
 import { looksTruncated, polyglotReason } from './polyglot.ts';
-import { BYTES_PER_PIXEL, decodeCost, MAX_WHOLE_DECODE_PIXELS, tooLargeToDecodeWhole } from './decode-cost.ts';
+import { BYTES_PER_PIXEL, decodeCost, MAX_WHOLE_DECODE_PIXELS, tooLargeToDecodeWhole, tooLargeToReencodeWhole } from './decode-cost.ts';
+import { planClean } from './clean-photo.ts';
 import { servableAsIs } from './markup.ts';
 
 // Every upload is new: libvips' operation cache (50 MB by default, per process) would only hold memory.
@@ -149,28 +150,32 @@ export const processUpload = async (
       `the image is ${meta.width}×${meta.height}: ${kind} is decoded whole, so it may have at most ${MAX_WHOLE_DECODE_PIXELS} pixels (4096×4096); send it smaller, or as a baseline JPEG or non-interlaced PNG`,
     );
   }
-  // `full`: the uploaded bytes themselves when nothing about them has to change — a still JPEG,
-  // PNG or WebP without EXIF, XMP, IPTC or text comments, without any segment that can carry text
-  // and without an HTML tag anywhere in its bytes (markup.ts), upright, not resized — so a clean
-  // file is neither decoded in full nor re-encoded (no generation loss); otherwise re-encoded from
+  // `full` is kept without a decode when it can be (keptWithoutDecode); otherwise re-encoded from
   // its pixels without its metadata (GPS, comments, markup never reach the public url),
   // auto-rotated and resized.
-  const keepAsIs = format !== 'gif' && !resize.width && !resize.height && isPlain(meta) && servableAsIs(bytes, format);
+  const resized = Boolean(resize.width || resize.height);
+  const kept = keptWithoutDecode(bytes, format, meta, resized);
+  if (!kept && tooLargeToReencodeWhole(format, pixelsWritten(meta, resize))) {
+    throw new DomainError(
+      'image_too_many_pixels',
+      `the image is ${meta.width}×${meta.height}: a WebP that has to be re-encoded (turned by its EXIF, animated, resized, or holding markup) is encoded whole, so it may come to at most ${MAX_WHOLE_DECODE_PIXELS} pixels (4096×4096); send it upright and still, smaller, or as a JPEG or PNG`,
+    );
+  }
   // `med` in one pipeline (decode, resize, encode; shrink-on-load makes the decode cheap for JPEG
   // and WebP). It reads the whole file, so a truncated or corrupt one fails here. Made before any
   // re-encode of `full`, so the two never hold their pixels at once.
   let medFromUpload: Buffer | null = quick && 'med' in quick ? quick.med : null;
   if (quick && 'error' in quick && meta.width * meta.height <= QUICK_MED_PIXELS) throw decodeError(quick.error);
-  const cost = medFromUpload && keepAsIs ? 0 : decodeCost(meta, { reencodesFull: !keepAsIs });
+  const cost = medFromUpload && kept ? 0 : decodeCost(meta, { reencodesFull: !kept });
   const release = memory && cost > 0 ? await memory.acquire(cost) : () => undefined;
   try {
     if (medFromBytes && !medFromUpload) medFromUpload = await medOf(bytes);
     let full: { data: Buffer; width: number; height: number };
-    if (keepAsIs) {
-      full = { data: bytes, width: meta.width, height: meta.height };
+    if (kept) {
+      full = { data: kept, width: meta.width, height: meta.height };
     } else {
       const fullPipeline = sharp(bytes, options).rotate();
-      if (resize.width || resize.height) fullPipeline.resize({ width: resize.width, height: resize.height, fit: 'inside', withoutEnlargement: true });
+      if (resized) fullPipeline.resize({ width: resize.width, height: resize.height, fit: 'inside', withoutEnlargement: true });
       const encoded = await encode(fullPipeline, format, { fullSize: true }).toBuffer({ resolveWithObject: true });
       full = { data: encoded.data, width: encoded.info.width, height: encoded.info.height };
     }
@@ -204,6 +209,30 @@ export const deriveSmallSizes = async (med: Buffer, format: ImageFormat): Promis
 /** Upright, single-frame, and carrying no metadata that could say more than the pixels do. */
 const isPlain = (meta: Metadata): meta is Metadata & { width: number; height: number } =>
   !meta.exif && !meta.xmp && !meta.iptc && !meta.comments?.length && (meta.orientation ?? 1) === 1 && (meta.pages ?? 1) === 1;
+
+/**
+ * `full` without a decode, or null when it is re-encoded: the uploaded bytes themselves when
+ * nothing about them has to change — a still, upright, not resized JPEG, PNG or WebP without EXIF,
+ * XMP, IPTC or text comments, without any segment that can carry text and without an HTML tag
+ * anywhere in its bytes (markup.ts), so a clean file is neither decoded in full nor re-encoded (no
+ * generation loss) — or such a WebP without its metadata chunks, stripped losslessly
+ * (clean-photo.ts): libwebp re-encodes a whole picture at once (≈ 16 bytes a pixel, decode-cost.ts).
+ */
+const keptWithoutDecode = (bytes: Buffer, format: ImageFormat, meta: Metadata, resized: boolean): Buffer | null => {
+  if (format === 'gif' || resized || (meta.orientation ?? 1) !== 1 || (meta.pages ?? 1) !== 1) return null;
+  if (format === 'webp') {
+    const plan = planClean(bytes, format, 1);
+    return plan.how === 're-encode' ? null : plan.bytes;
+  }
+  return isPlain(meta) && servableAsIs(bytes, format) ? bytes : null;
+};
+
+/** The pixels of the image `full` is written as: upright, inside `resize` (never enlarged). */
+const pixelsWritten = (meta: { width: number; height: number; orientation?: number }, resize: { width?: number; height?: number }): number => {
+  const [width, height] = (meta.orientation ?? 1) >= 5 ? [meta.height, meta.width] : [meta.width, meta.height];
+  const scale = Math.min(1, resize.width ? resize.width / width : 1, resize.height ? resize.height / height : 1);
+  return Math.round(width * scale) * Math.round(height * scale);
+};
 
 /** Crops a box (fractions of the image) out of `bytes` and derives its sizes, in the same format. */
 export const cropImage = async (
