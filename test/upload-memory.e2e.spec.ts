@@ -257,8 +257,8 @@ describe('bounded memory under hostile uploads', () => {
 
   it('keeps a 49-megapixel WebP carrying EXIF without re-encoding it, and refuses a turned one from its header', { timeout: 180_000 }, async (context) => {
     if (!('/v1/images/upload' in paths)) context.skip('POST /v1/images/upload does not exist yet');
-    // libwebp encodes a whole picture at once (≈ 16 bytes a pixel): re-encoding this one to strip
-    // its EXIF would take ≈ 750 MiB. Its metadata chunks are dropped instead (clean-photo.ts), and a
+    // libwebp encodes a whole picture at once (up to 16 bytes a pixel): re-encoding this one to
+    // strip its EXIF took the service up by 364 MiB (2026-11-28; +4 MiB since). Its metadata chunks are dropped instead (clean-photo.ts), and a
     // WebP that must be re-encoded (turned) is refused above 4096 × 4096 (decode-cost.ts).
     await modelsLoaded();
     const side = 7000;
