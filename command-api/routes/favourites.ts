@@ -40,8 +40,11 @@ export const favouriteCommandRoutes =
           },
           contextOf(request),
         );
-        await recordWrite(deps, account.id, position, 'favourites');
-        const image = await answers.embedded(request, favourite.image_id, { accountId: account.id });
+        // Side by side, as a vote's (routes/votes.ts): the image does not wait for this favourite.
+        const [, image] = await Promise.all([
+          recordWrite(deps, account.id, position, 'favourites'),
+          answers.embedded(request, favourite.image_id, { accountId: account.id }),
+        ]);
         return reply.code(201).send({ message: 'SUCCESS' as const, ...favouriteResource(favourite, { image }) });
       },
     );

@@ -57,8 +57,13 @@ export const voteCommandRoutes =
             { newStream: true },
           ),
         );
-        await recordWrite(deps, account.id, result.position, 'votes');
-        const image = await answers.embedded(request, body.image_id, { accountId: account.id });
+        // The record and the image the answer embeds side by side: neither reads what the other
+        // writes (the image waits for the caller's image writes, not for this vote), and the answer
+        // goes once both are done.
+        const [, image] = await Promise.all([
+          recordWrite(deps, account.id, result.position, 'votes'),
+          answers.embedded(request, body.image_id, { accountId: account.id }),
+        ]);
         return reply.code(201).send({ message: 'SUCCESS' as const, ...voteFromCast((result.events[0] as VoteCast).data, image) });
       },
     );
