@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/errors.ts';
-import { cleanPhoto } from './clean-photo.ts';
+import { cleanPhoto, planClean } from './clean-photo.ts';
 import { holdsMarkup, markupInMetadata, servableAsIs, textSegments } from './markup.ts';
 import { polyglotReason } from './polyglot.ts';
 import { processUpload } from './process-upload.ts';
@@ -93,6 +93,26 @@ describe('markup in pictures', () => {
     expect(upright.how).toBe('re-encoded');
     const meta = await sharp(upright.bytes).metadata();
     expect([meta.exif, meta.width, meta.height]).toEqual([undefined, 48, 64]);
+  });
+
+  it('plans a WebP whose chunks lie (cut short, sizes past the end, zero-length VP8X) without throwing or over-allocating', async () => {
+    const tagged = await sharp(await picture('webp')).withExif({ IFD0: { ImageDescription: 'taken at home' } }).webp().toBuffer();
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % below;
+    };
+    for (let round = 0; round < 2000; round++) {
+      const bytes = Buffer.from(tagged.subarray(0, 12 + random(tagged.length - 11)));
+      for (let flips = random(4); flips > 0; flips--) bytes[12 + random(Math.max(1, bytes.length - 12))] = random(256);
+      if (round % 3 === 0 && bytes.length >= 20) bytes.writeUInt32LE(0xfffffff0, 16); // the first chunk claims 4 GiB
+      const plan = planClean(bytes, 'webp', 1);
+      if (plan.how === 'stripped') {
+        expect(textSegments(plan.bytes, 'webp')).toEqual([]);
+        expect(plan.bytes.readUInt32LE(4)).toBe(plan.bytes.length - 8);
+        expect(plan.bytes.length).toBeLessThanOrEqual(bytes.length + 1);
+      }
+    }
   });
 
   it('images: a file with a comment is re-encoded, never served as it came; markup in metadata is a polyglot', async () => {
