@@ -77,6 +77,8 @@ export const uploadImage = async (
   };
   /** Set once storing began: a store that failed half-way has left some of the blobs. */
   let storing = false;
+  /** Set once an append was tried: EventStoreDB may have kept its reservation alone. */
+  let appending = false;
   try {
     // Over the quota: refused here, before anything is stored.
     let { folded, reserved } = await decideReservation();
@@ -105,6 +107,7 @@ export const uploadImage = async (
     let lastConflictAt: bigint | null | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
+        appending = true;
         const [, position] = await appendDecided(store, [reserved, uploaded], context);
         states.set(quota, { state: reserved.state, revision: folded.revision === null ? 0n : folded.revision + 1n });
         return { data, position };
@@ -120,7 +123,7 @@ export const uploadImage = async (
     }
   } catch (error) {
     if (storing) await deleteImageBlobs(settings.blobs, imageId);
-    if (!(error instanceof DomainError)) await releaseIfReserved(store, accountId, imageId, monthOf(now), context);
+    if (appending && !(error instanceof DomainError)) await releaseIfReserved(store, accountId, imageId, monthOf(now), context);
     throw error;
   }
 };
