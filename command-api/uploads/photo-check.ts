@@ -62,7 +62,7 @@ export const checkPhoto = async (path: string, size: number, label: string, memo
     if (memory) release = await memory.acquire(decodeCost(metadata, { reencodesFull: reencodes }));
     await sharp(bytes, { limitInputPixels: MAX_PHOTO_PIXELS, failOn: 'truncated' }).resize(32, 32, { fit: 'inside' }).toBuffer();
     const clean = await cleanPhoto(bytes, format, orientation, MAX_PHOTO_PIXELS, plan);
-    const upright = clean.how === 're-encoded' && (metadata.orientation ?? 1) >= 5;
+    const upright = clean.how === 're-encoded' && orientation >= 5;
     return { mime: type.mime, width: upright ? metadata.height : metadata.width, height: upright ? metadata.width : metadata.height, bytes: clean.bytes, changed: clean.how !== 'as-is' };
   } catch (error) {
     if (error instanceof DomainError) throw error;

@@ -15,7 +15,7 @@
 import sharp from 'sharp';
 import { DomainError } from '../../domain/errors.ts';
 import type { ImageFormat } from '../../domain/images/image.ts';
-import { holdsMarkup, servableAsIs, textSegments, WEBP_IMAGE_CHUNKS } from './markup.ts';
+import { holdsMarkup, servableAsIs, textSegments, WEBP_IMAGE_CHUNKS, webpChunks } from './markup.ts';
 
 /** A minimal EXIF APP1 segment carrying only the orientation (big-endian TIFF, one IFD entry). */
 const orientationSegment = (orientation: number): Buffer => {
@@ -83,21 +83,18 @@ const VP8X_METADATA_FLAGS = 0x20 | 0x08 | 0x04;
  */
 const stripWebp = (bytes: Buffer): Buffer | null => {
   const parts: Buffer[] = [];
-  let offset = 12;
-  while (offset + 8 <= bytes.length) {
-    const type = bytes.toString('latin1', offset, offset + 4);
-    const length = bytes.readUInt32LE(offset + 4);
-    const end = offset + 8 + length + (length % 2);
+  let walked = 12;
+  for (const { type, start, length, end } of webpChunks(bytes)) {
     if (end > bytes.length + (length % 2)) return null;
     if (WEBP_IMAGE_CHUNKS.has(type)) {
-      const chunk = Buffer.alloc(end - offset); // a missing pad byte after the last chunk put back
-      bytes.copy(chunk, 0, offset, Math.min(end, bytes.length));
+      const chunk = Buffer.alloc(end - start); // a missing pad byte after the last chunk put back
+      bytes.copy(chunk, 0, start, Math.min(end, bytes.length));
       if (type === 'VP8X' && length >= 1) chunk[8] &= ~VP8X_METADATA_FLAGS;
       parts.push(chunk);
     }
-    offset = end;
+    walked = end;
   }
-  if (offset < bytes.length) return null;
+  if (walked < bytes.length) return null;
   const body = Buffer.concat(parts);
   const header = Buffer.from(bytes.subarray(0, 12));
   header.writeUInt32LE(body.length + 4, 4);

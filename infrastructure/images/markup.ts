@@ -85,16 +85,27 @@ const pngTextSegments = (bytes: Buffer): Buffer[] => {
   return found;
 };
 
+/**
+ * A WebP's chunks in order, as their headers say, after the 12-byte RIFF header: `start` is the
+ * chunk's header, its payload `length` bytes from `start + 8`, `end` where the next one starts (a
+ * pad byte after an odd length). The last may claim to run past the end of a cut-short file.
+ */
+export function* webpChunks(bytes: Buffer): Generator<{ type: string; start: number; length: number; end: number }> {
+  let offset = 12;
+  while (offset + 8 <= bytes.length) {
+    const length = bytes.readUInt32LE(offset + 4);
+    const end = offset + 8 + length + (length % 2);
+    yield { type: bytes.toString('latin1', offset, offset + 4), start: offset, length, end };
+    offset = end;
+  }
+}
+
 /** WebP chunks a picture needs; EXIF, XMP, ICCP and unknown chunks can carry text. */
 export const WEBP_IMAGE_CHUNKS = new Set(['VP8 ', 'VP8L', 'VP8X', 'ALPH', 'ANIM', 'ANMF']);
 const webpTextSegments = (bytes: Buffer): Buffer[] => {
   const found: Buffer[] = [];
-  let offset = 12;
-  while (offset + 8 <= bytes.length) {
-    const type = bytes.toString('latin1', offset, offset + 4);
-    const length = bytes.readUInt32LE(offset + 4);
-    if (!WEBP_IMAGE_CHUNKS.has(type)) found.push(bytes.subarray(offset + 8, Math.min(bytes.length, offset + 8 + length)));
-    offset += 8 + length + (length % 2);
+  for (const { type, start, length } of webpChunks(bytes)) {
+    if (!WEBP_IMAGE_CHUNKS.has(type)) found.push(bytes.subarray(start + 8, Math.min(bytes.length, start + 8 + length)));
   }
   return found;
 };

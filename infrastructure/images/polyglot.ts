@@ -5,7 +5,7 @@
  * upload a polyglot. Pure functions over the bytes; no decoding.
  */
 import type { ImageFormat } from '../../domain/images/image.ts';
-import { markupInMetadata } from './markup.ts';
+import { markupInMetadata, webpChunks } from './markup.ts';
 
 /** Trailing bytes tolerated after the image's end (some encoders pad with a few zero bytes). */
 const MAX_PADDING = 16;
@@ -77,12 +77,8 @@ const compressedRanges = (bytes: Buffer, format: ImageFormat): Range[] => {
       offset += 12 + length;
     }
   } else if (format === 'webp') {
-    let offset = 12;
-    while (offset + 8 <= bytes.length) {
-      const fourcc = bytes.toString('latin1', offset, offset + 4);
-      const size = bytes.readUInt32LE(offset + 4);
-      if (fourcc === 'VP8 ' || fourcc === 'VP8L' || fourcc === 'ALPH' || fourcc === 'ANMF') ranges.push([offset + 8, offset + 8 + size]);
-      offset += 8 + size + (size % 2);
+    for (const { type, start, length } of webpChunks(bytes)) {
+      if (type === 'VP8 ' || type === 'VP8L' || type === 'ALPH' || type === 'ANMF') ranges.push([start + 8, start + 8 + length]);
     }
   }
   return ranges;
