@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MongoClient } from 'mongodb';
 import { inMemoryWritePositions, type WritePositions } from '../infrastructure/consistency/write-positions.ts';
-import { recordAccountChange, recordWrite, untilKeyUsable, type CommandApiDeps } from './deps.ts';
+import { recordAccountChange, recordImageWrite, recordWrite, untilKeyUsable, type CommandApiDeps } from './deps.ts';
+import { blobKeysFor, type ImageState } from '../domain/images/image.ts';
 import { uploadBudget } from '../http/upload-budget.ts';
 
 /**
@@ -66,5 +67,33 @@ describe('recording write positions with the store out of reach', () => {
   it('any other failure still fails the request', async () => {
     const broken: WritePositions = { ...inMemoryWritePositions(), record: async () => Promise.reject(new TypeError('a bug')) };
     await expect(recordWrite(depsWith(broken), 'acc-1', 1n, 'votes')).rejects.toThrow('a bug');
+  });
+});
+
+describe('recording image writes', () => {
+  const image = (isPublic: boolean, deleted = false): ImageState => ({
+    exists: true,
+    imageId: 'img-1',
+    accountId: 'acc-1',
+    status: 'labelled',
+    verdict: 'clean',
+    publicWhenSafe: false,
+    deleted,
+    autoCrop: false,
+    parentImageId: null,
+    blobKeys: blobKeysFor('img-1'),
+    breedIds: ['siam'],
+    publicRequest: null,
+    isPublic,
+  });
+
+  it('records a write on an image everybody sees as a public-images write too, one on a private image as images only', async () => {
+    const positions = inMemoryWritePositions();
+    const deps = depsWith(positions);
+    await recordImageWrite(deps, 'acc-1', 5n, image(false));
+    expect(await positions.positions('acc-1')).toEqual({ lastWrite: 5n, lastAccountChange: null, byKind: { images: 5n } });
+    // Deleting a public image still changes what everybody sees (a breed's reference image).
+    await recordImageWrite(deps, 'acc-1', 8n, image(true, true));
+    expect(await positions.positions('acc-1')).toEqual({ lastWrite: 8n, lastAccountChange: null, byKind: { images: 8n, 'public-images': 8n } });
   });
 });

@@ -28,6 +28,7 @@ export type ImageCommandSettings = {
 };
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { WriteKind } from '../contracts/write-kinds.ts';
+import type { ImageState } from '../domain/images/image.ts';
 
 /** What the webhook routes need: the key that encrypts signing secrets and the URL policy. */
 export type WebhookCommandSettings = { secrets: SecretBox; allowPrivateTargets: boolean; resolve?: Resolve };
@@ -127,6 +128,17 @@ export const contextOf = (request: FastifyRequest): CommandContext => ({
  */
 export const recordWrite = async (deps: CommandApiDeps, accountId: string | null, position: bigint | null, kind: WriteKind): Promise<void> => {
   if (accountId && position !== null) await recordAfterWrite(deps, `write ${kind}`, () => deps.writePositions.record(accountId, position, kind));
+};
+
+/**
+ * Remembers an image write (`images`) of the image's owner; one on an image everybody sees once it
+ * is written (its tags, its deletion, the decision that made it public) is a `public-images` write
+ * too, which breeds and legislation wait for (contracts/write-kinds.ts). Such a write is leased:
+ * it is answered once no process may still answer from positions looked up before it.
+ */
+export const recordImageWrite = async (deps: CommandApiDeps, accountId: string | null, position: bigint | null, image: ImageState): Promise<void> => {
+  const visibleToAll = image.exists && image.isPublic;
+  await Promise.all([recordWrite(deps, accountId, position, 'images'), visibleToAll ? recordWrite(deps, accountId, position, 'public-images') : undefined]);
 };
 
 /**

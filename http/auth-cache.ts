@@ -90,8 +90,9 @@ export const keyResolver = (options: KeyResolverOptions) => {
   const keys = () => options.readStore.collection<ApiKeyDoc & { _id: string }>(Collections.apiKeys);
   const accounts = () => options.readStore.collection<AccountDoc & { _id: string }>(Collections.accounts);
 
+  /** Leased (write-positions.ts): an account change is answered only once no lookup that missed it is still used. */
   const positionsOf = async (accountId: string): Promise<AccountPositions> =>
-    (await options.writePositions?.positions(accountId)) ?? NO_POSITIONS;
+    (await options.writePositions?.leasedPositions(accountId)) ?? NO_POSITIONS;
 
   /** Reads the key and its account; `reached`: a checkpoint already known reached (saves a lookup). */
   const read = async (hash: string, reached?: bigint): Promise<Entry | null> => {

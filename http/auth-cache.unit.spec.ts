@@ -87,7 +87,8 @@ describe('key resolver (authentication cache)', () => {
     const keys = resolver();
     expect((await keys.resolve('h1'))?.account?.account_id).toBe('a1');
     const reads = countReads();
-    const lookups = vi.spyOn(positions, 'positions');
+    // Leased: account changes are answered only after the lease (write-positions.ts).
+    const lookups = vi.spyOn(positions, 'leasedPositions');
     const again = await keys.resolve('h1');
     expect(again?.apiKey.key_id).toBe('k_h1');
     expect(again?.positions).toEqual({ lastWrite: null, lastAccountChange: null });
@@ -221,12 +222,15 @@ describe('one positions lookup per request', () => {
     await positions.record('a1', 3n);
     const get = () => app.inject({ method: 'GET', url: '/v1/things', headers: { 'x-api-key': 'live_secret' } });
     expect((await get()).statusCode).toBe(200);
-    const lookups = vi.spyOn(positions, 'positions');
+    const lookups = vi.spyOn(positions, 'leasedPositions');
+    const freshLookups = vi.spyOn(positions, 'positions');
     const lastWrites = vi.spyOn(positions, 'lastWrite');
     const response = await get();
     expect(response.statusCode).toBe(200);
     expect(response.headers['x-consistency']).toBeUndefined();
+    // In memory every lookup is fresh (no lease): read-your-writes takes the one authentication made.
     expect(lookups).toHaveBeenCalledTimes(1);
+    expect(freshLookups).not.toHaveBeenCalled();
     expect(lastWrites).not.toHaveBeenCalled();
     await app.close();
   });

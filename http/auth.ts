@@ -25,9 +25,11 @@ export type AuthenticatedAccount = {
 
 /**
  * The account's write positions as authentication read them for this request, with the store they
- * came from: read-your-writes reuses them instead of a second lookup when it reads the same store.
+ * came from: read-your-writes reuses them instead of a second lookup when it reads the same store
+ * and, if they are `leased` (maybe from a lookup made before this request: write-positions.ts),
+ * only for a read that depends on leased changes alone.
  */
-export type RequestWritePositions = AccountPositions & { from: WritePositions };
+export type RequestWritePositions = AccountPositions & { from: WritePositions; leased: boolean };
 
 /** Who may call a route: an account key (default), the admin key, or anyone. */
 export type RouteAuth = 'account' | 'admin' | 'public';
@@ -153,7 +155,7 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
     if (!found) return unknownKey(request);
     if (found.apiKey.revoked) return refuse(request, new DomainError('invalid_api_key', 'invalid api key'));
     const { apiKey, account } = found;
-    if (deps.writePositions) request.writePositions = { ...found.positions, from: deps.writePositions };
+    if (deps.writePositions) request.writePositions = { ...found.positions, from: deps.writePositions, leased: deps.writePositions.leaseMs > 0 };
     if (!account) return unknownKey(request);
     if (!account.active) throw new DomainError('account_inactive', 'this api key belongs to an inactive account');
     const { features, switchedOff } = accessOf(account);

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { WriteKind } from '../contracts/write-kinds.ts';
+import { onlyLeasedKinds, type WriteKind } from '../contracts/write-kinds.ts';
 import type { ReadStore } from '../infrastructure/read-store/port.ts';
 import type { AccountPositions, WritePositions } from '../infrastructure/consistency/write-positions.ts';
 
@@ -30,13 +30,15 @@ export type ReadYourWritesOptions = {
 };
 
 /**
- * The account's positions: the ones authentication read for this request when it read the same
- * store (one lookup per request), else a lookup of its own.
+ * The account's positions for a read that depends on writes of `kinds` (undefined: any): the ones
+ * authentication read for this request when it read the same store — if they are leased, only for
+ * a read of leased kinds alone (write-positions.ts) — else a lookup of its own, leased or fresh.
  */
-const positionsOf = async (request: FastifyRequest, accountId: string, writePositions: WritePositions): Promise<AccountPositions> => {
+const positionsOf = async (request: FastifyRequest, accountId: string, writePositions: WritePositions, kinds: readonly WriteKind[] | undefined): Promise<AccountPositions> => {
+  const leasedEnough = onlyLeasedKinds(kinds);
   const known = request.writePositions;
-  if (known && known.from === writePositions) return known;
-  return writePositions.positions(accountId);
+  if (known && known.from === writePositions && (!known.leased || leasedEnough)) return known;
+  return leasedEnough ? writePositions.leasedPositions(accountId) : writePositions.positions(accountId);
 };
 
 /** The position this read must see: the last write of the kinds it depends on (null: nothing to wait for). */
@@ -63,7 +65,7 @@ export const awaitOwnWrites = async (
   kinds: readonly WriteKind[],
   timeoutMs: number,
 ): Promise<boolean> => {
-  const position = dependedOnWrite(await positionsOf(request, accountId, stores.writePositions), kinds);
+  const position = dependedOnWrite(await positionsOf(request, accountId, stores.writePositions, kinds), kinds);
   return position === null || stores.readStore.waitForCheckpoints(projections, position, timeoutMs);
 };
 
@@ -80,7 +82,7 @@ export const registerReadYourWrites = (app: FastifyInstance, options: ReadYourWr
     if (request.method !== 'GET' || !request.account) return;
     const dependsOn = request.routeOptions.config.dependsOn;
     if (dependsOn?.length === 0) return;
-    const position = dependedOnWrite(await positionsOf(request, request.account.id, options.writePositions), dependsOn);
+    const position = dependedOnWrite(await positionsOf(request, request.account.id, options.writePositions, dependsOn), dependsOn);
     if (position === null) return;
     const caughtUp = await options.readStore.waitForCheckpoints(options.projections, position, options.timeoutMs);
     if (caughtUp) request.readPosition = position;

@@ -1,24 +1,27 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { inMemoryWritePositions } from '../infrastructure/consistency/write-positions.ts';
+import { inMemoryWritePositions, type AccountPositions, type WritePositions } from '../infrastructure/consistency/write-positions.ts';
 import { embeddedReadStore } from '../infrastructure/read-store/embedded.ts';
 import { readsDependOn, registerReadYourWrites } from './consistency.ts';
 
 const PROJECTIONS = ['votes', 'images', 'breeds'];
 
-/** A query surface as the query API builds it: breeds depend on image writes, facts on none, votes on any. */
-const surface = async (timeoutMs: number) => {
+/**
+ * A query surface as the query API builds it: breeds depend on writes on public images, facts on
+ * none, votes on any. `authenticated`: positions as authentication leaves them on the request.
+ */
+const surface = async (timeoutMs: number, positions: WritePositions = inMemoryWritePositions(), authenticated?: () => Promise<AccountPositions>) => {
   const readStore = embeddedReadStore();
-  const positions = inMemoryWritePositions();
   const app = Fastify();
   app.decorateRequest('account', null);
   app.decorateRequest('writePositions', null);
   app.addHook('onRequest', async (request) => {
     request.account = { id: 'a1' } as never;
+    if (authenticated) request.writePositions = { ...(await authenticated()), from: positions, leased: positions.leaseMs > 0 };
   });
   registerReadYourWrites(app, { readStore, writePositions: positions, projections: PROJECTIONS, timeoutMs });
   await app.register(async (instance: FastifyInstance) => {
-    readsDependOn(instance, ['images']);
+    readsDependOn(instance, ['public-images']);
     instance.get('/breeds', async () => []);
   });
   await app.register(async (instance: FastifyInstance) => {
@@ -62,12 +65,31 @@ describe('read-your-writes by kind of write', () => {
     const { app, positions, moveCheckpoints, get } = await surface(30);
     open = app;
     await moveCheckpoints(5n);
-    await positions.record('a1', 7n, 'images');
+    await positions.record('a1', 7n, 'public-images');
     await positions.record('a1', 9n, 'votes');
     expect((await get('/breeds')).headers['x-consistency']).toBe('stale');
     expect((await get('/facts')).headers['x-consistency']).toBeUndefined();
     await moveCheckpoints(7n);
     expect((await get('/breeds')).headers['x-consistency']).toBeUndefined();
     expect((await get('/votes')).headers['x-consistency']).toBe('stale');
+  });
+
+  it('answers reads of leased kinds from leased positions, and looks up afresh for any other read', async () => {
+    // A shared store's lease: what a lookup made before this request saw (nothing), and what the store holds now.
+    const before: AccountPositions = { lastWrite: null, lastAccountChange: null };
+    const now: AccountPositions = { lastWrite: 9n, lastAccountChange: null, byKind: { votes: 9n } };
+    const leased: WritePositions = { ...inMemoryWritePositions(), leaseMs: 250, leasedPositions: async () => before, positions: async () => now };
+    const fresh = vi.spyOn(leased, 'positions');
+    const { app, moveCheckpoints, get } = await surface(30, leased, () => leased.leasedPositions('a1'));
+    open = app;
+    await moveCheckpoints(5n);
+    expect((await get('/breeds')).headers['x-consistency']).toBeUndefined();
+    expect((await get('/facts')).headers['x-consistency']).toBeUndefined();
+    expect(fresh).not.toHaveBeenCalled();
+    // The caller's vote is not in what the leased lookup saw: the votes read asks the store itself.
+    expect((await get('/votes')).headers['x-consistency']).toBe('stale');
+    expect(fresh).toHaveBeenCalledTimes(1);
+    await moveCheckpoints(9n);
+    expect((await get('/votes')).headers['x-consistency']).toBeUndefined();
   });
 });

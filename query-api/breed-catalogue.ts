@@ -197,8 +197,8 @@ export const SNAPSHOT_RECHECK_MS = 100;
  * has seen) a snapshot is served without a lookup for up to SNAPSHOT_RECHECK_MS after the last
  * one, unless the known checkpoint is already past it. Read-your-writes still holds: the query
  * API's hook waits for the breeds checkpoint to pass the account's last write a breed can depend
- * on (an image write: the breed routes declare `dependsOn: ['images']`) before the handler runs,
- * which makes that position known here, so the snapshot is replaced first. Where this
+ * on (a write on a public image: the breed routes declare `dependsOn: ['public-images']`) before
+ * the handler runs, which makes that position known here, so the snapshot is replaced first. Where this
  * process runs the projections (all-in-one) their own checkpoint writes are known at once; a
  * separate query process sees another account's change within SNAPSHOT_RECHECK_MS.
  *

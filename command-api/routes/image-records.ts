@@ -12,14 +12,14 @@ import {
 import { unknownImage, type EmbeddedImage } from '../../contracts/image-resource.ts';
 import { imageBreedsDecider } from '../../domain/images/breeds.ts';
 import { deleteImageDecider } from '../../domain/images/delete.ts';
-import { imageStream, type ImageEvent, type ImagePublicRequestDecided, type ImagePublicRequested, type ImageUploaded } from '../../domain/images/image.ts';
+import { imageStream, type ImageEvent, type ImagePublicRequestDecided, type ImagePublicRequested, type ImageState, type ImageUploaded } from '../../domain/images/image.ts';
 import { publicRequestDecider } from '../../domain/images/public-requests.ts';
-import type { Decider, Event } from '../../domain/decider.ts';
+import type { Decider } from '../../domain/decider.ts';
 import { handleCommand } from '../../infrastructure/event-store/command-handler.ts';
 import { randomId } from '../../infrastructure/ids.ts';
 import { accountOf } from '../../http/auth.ts';
 import { BodyLimits } from '../../http/limits.ts';
-import { contextOf, recordWrite, type CommandApiDeps } from '../deps.ts';
+import { contextOf, recordImageWrite, type CommandApiDeps } from '../deps.ts';
 import { breedExists } from '../handlers/image-records.ts';
 import { imageAnswers } from '../handlers/image-answers.ts';
 
@@ -42,9 +42,9 @@ export const imageRecordCommandRoutes =
     const now = () => new Date().toISOString();
 
     /** A command of the caller's on one image's stream, and their write position recorded (read-your-writes). */
-    const decideOnImage = async <State, Command, E extends Event>(request: FastifyRequest, imageId: string, decider: Decider<State, Command, E>, command: Command) => {
+    const decideOnImage = async <Command>(request: FastifyRequest, imageId: string, decider: Decider<ImageState, Command, ImageEvent>, command: Command) => {
       const result = await handleCommand(deps.eventStore, imageStream(imageId), decider, command, contextOf(request));
-      await recordWrite(deps, accountOf(request).id, result.position, 'images');
+      await recordImageWrite(deps, accountOf(request).id, result.position, result.state);
       return result;
     };
 
@@ -185,7 +185,7 @@ export const imageRecordCommandRoutes =
           .map((event) => event.data as ImagePublicRequested['data'])
           .find((data) => data.request_id === decided.data.request_id);
         // The owner's next read must see the decision (and an approved image in search).
-        await recordWrite(deps, decided.data.account_id, result.position, 'images');
+        await recordImageWrite(deps, decided.data.account_id, result.position, result.state);
         return {
           id: decided.data.request_id,
           image_id: imageId,

@@ -3,7 +3,9 @@ import { Long, MongoBulkWriteError, type AnyBulkWriteOperation } from 'mongodb';
 import { mongoClient } from '../mongo-client.ts';
 import { coalescedRaises, freshReads } from '../coalesce.ts';
 import { idBatcher } from '../read-store/id-batcher.ts';
-import { type AccountPositions, type WritePositions } from './write-positions.ts';
+import { LRUCache } from 'lru-cache';
+import { LEASED_KINDS, type WriteKind } from '../../contracts/write-kinds.ts';
+import { LEASE_MARGIN_MS, POSITIONS_LEASE_MS, type AccountPositions, type WritePositions } from './write-positions.ts';
 
 type PositionsDoc = { _id: string; position?: Long; account_change?: Long; kinds?: Record<string, Long> };
 
@@ -14,6 +16,11 @@ const toBigInt = (value: Long | undefined): bigint | null => (value === undefine
 /** How often an account change is written again when a concurrent write wrote back an older document. */
 const ACCOUNT_CHANGE_ATTEMPTS = 5;
 const VERIFY_AGAIN_MS = 20;
+
+/** Accounts whose last lookup this process keeps for leased reads (least recently used go first). */
+const LEASED_ACCOUNTS = 10_000;
+
+const isLeasedKind = (kind: string | undefined): boolean => kind !== undefined && LEASED_KINDS.includes(kind as WriteKind);
 
 /**
  * Write positions shared by separate command-api and query-api processes (and their replicas):
@@ -33,6 +40,10 @@ const VERIFY_AGAIN_MS = 20;
  * update of the highest position, the lookups arriving while one is on its way share the next one.
  * On MongoDB the records and the lookups of different accounts made in one turn of the event loop
  * also leave together: one bulk write, one `$in` find.
+ *
+ * The lease (write-positions.ts): each lookup is kept per account with the moment it started, and
+ * answers `leasedPositions` for POSITIONS_LEASE_MS from then; a leased write (an account change, a
+ * kind of LEASED_KINDS) resolves POSITIONS_LEASE_MS + LEASE_MARGIN_MS after its update is done.
  */
 export const mongoWritePositions = async (url: string, dbName?: string): Promise<WritePositions & { close: () => Promise<void> }> => {
   const client = mongoClient(url);
@@ -112,15 +123,26 @@ export const mongoWritePositions = async (url: string, dbName?: string): Promise
   const lookUp = async (accountId: string): Promise<PositionsDoc | null> =>
     atomicUpdates ? ((await lookUpTogether([accountId])).get(accountId) ?? null) : documents.findOne({ _id: accountId });
 
+  /** Each account's latest lookup and when it started (performance.now()): what leased reads answer from. */
+  const lookedUp = new LRUCache<string, { startedAt: number; positions: AccountPositions }>({ max: LEASED_ACCOUNTS });
   const positions = freshReads(async (accountId: string): Promise<AccountPositions> => {
+    const startedAt = performance.now();
     const doc = await lookUp(accountId);
     const kinds = Object.entries(doc?.kinds ?? {});
-    return {
+    const found: AccountPositions = {
       lastWrite: toBigInt(doc?.position),
       lastAccountChange: toBigInt(doc?.account_change),
       ...(kinds.length > 0 ? { byKind: Object.fromEntries(kinds.map(([kind, at]) => [kind, BigInt(at.toString())])) } : {}),
     };
+    if ((lookedUp.get(accountId)?.startedAt ?? -Infinity) < startedAt) lookedUp.set(accountId, { startedAt, positions: found });
+    return found;
   });
+  const leasedPositions = async (accountId: string): Promise<AccountPositions> => {
+    const last = lookedUp.get(accountId);
+    return last && performance.now() - last.startedAt < POSITIONS_LEASE_MS ? last.positions : positions(accountId);
+  };
+  /** A leased write is answered once every lookup that may have missed it has run out of lease. */
+  const leaseRunOut = () => delay(POSITIONS_LEASE_MS + LEASE_MARGIN_MS);
 
   const recordAny = coalescedRaises((accountId: string, position: bigint) => raise(accountId, { position: Long.fromBigInt(position) }));
   /** Coalesced per account and kind (the key joins them): one update raises both. */
@@ -130,19 +152,30 @@ export const mongoWritePositions = async (url: string, dbName?: string): Promise
     return raise(accountId, { position: at, [`kinds.${kind}`]: at });
   });
 
+  const recordAccountChange = async (accountId: string, position: bigint): Promise<void> => {
+    const at = Long.fromBigInt(position);
+    if (atomicUpdates) return raise(accountId, { position: at, account_change: at });
+    const holds = async () => ((await positions(accountId)).lastAccountChange ?? -1n) >= position;
+    for (let attempt = 0; attempt < ACCOUNT_CHANGE_ATTEMPTS; attempt++) {
+      await raise(accountId, { position: at, account_change: at });
+      // Checked twice: a concurrent write that read the document before this one may land a moment later.
+      if ((await holds()) && (await delay(VERIFY_AGAIN_MS).then(holds))) return;
+    }
+  };
+
   return {
-    record: (accountId, position, kind) => (kind === undefined ? recordAny(accountId, position) : recordKind(`${accountId}\u0000${kind}`, position)),
+    async record(accountId, position, kind) {
+      if (kind === undefined) return recordAny(accountId, position);
+      await recordKind(`${accountId}\u0000${kind}`, position);
+      if (isLeasedKind(kind)) await leaseRunOut();
+    },
     async recordAccountChange(accountId, position) {
-      const at = Long.fromBigInt(position);
-      if (atomicUpdates) return raise(accountId, { position: at, account_change: at });
-      const holds = async () => ((await positions(accountId)).lastAccountChange ?? -1n) >= position;
-      for (let attempt = 0; attempt < ACCOUNT_CHANGE_ATTEMPTS; attempt++) {
-        await raise(accountId, { position: at, account_change: at });
-        // Checked twice: a concurrent write that read the document before this one may land a moment later.
-        if ((await holds()) && (await delay(VERIFY_AGAIN_MS).then(holds))) return;
-      }
+      await recordAccountChange(accountId, position);
+      await leaseRunOut();
     },
     positions,
+    leasedPositions,
+    leaseMs: POSITIONS_LEASE_MS,
     async lastWrite(accountId) {
       return (await positions(accountId)).lastWrite;
     },

@@ -12,16 +12,45 @@
  *   cached key and account apart from a stale one. Every account change is also a write;
  * - `byKind`: the last write of each kind recorded with one (contracts/write-kinds.ts), for the
  *   reads that depend on some kinds of write only (absent until a write with a kind is recorded).
+ *
+ * The lease (shared stores): a lookup is a round trip, and most requests would make one only to
+ * learn that nothing changed — authentication asking whether the key was revoked, a breed list
+ * asking whether the caller touched a public image. Those changes are rare, so they pay instead:
+ * a write of a leased change (an account change, a write of LEASED_KINDS) is answered only
+ * POSITIONS_LEASE_MS + LEASE_MARGIN_MS after it is recorded, and a read that depends on leased
+ * changes alone may take positions from a lookup that started less than POSITIONS_LEASE_MS ago
+ * (`leasedPositions`). Any such lookup that missed the write started before it was recorded, so
+ * it has expired by the time the write is answered: once the caller has the answer, every process
+ * sees the change on its next request, as with a lookup per request. Every other read (the caller's
+ * votes, images, …) looks up afresh (`positions`).
  */
 export type AccountPositions = { lastWrite: bigint | null; lastAccountChange: bigint | null; byKind?: Readonly<Record<string, bigint>> };
 
+/** How long a lookup's positions serve reads of leased changes, from when the lookup started. */
+export const POSITIONS_LEASE_MS = 250;
+/** What a leased write waits beyond the lease: timers that fire early, clocks read at different moments. */
+export const LEASE_MARGIN_MS = 25;
+
 export interface WritePositions {
-  /** Remembers a write of the account at `position`, and of its `kind` when given (never moves backwards). */
+  /**
+   * Remembers a write of the account at `position`, and of its `kind` when given (never moves
+   * backwards). A kind of LEASED_KINDS resolves only once the lease has run out (`leaseMs`).
+   */
   record(accountId: string, position: bigint, kind?: string): Promise<void>;
-  /** Remembers a change to the account itself at `position`: both positions move (never backwards). */
+  /**
+   * Remembers a change to the account itself at `position`: both positions move (never
+   * backwards). Leased: resolves only once the lease has run out (`leaseMs`).
+   */
   recordAccountChange(accountId: string, position: bigint): Promise<void>;
-  /** Both positions of the account in one lookup (null: none recorded). */
+  /** The account's positions from a lookup that starts after this call (null: none recorded). */
   positions(accountId: string): Promise<AccountPositions>;
+  /**
+   * The account's positions for a read that depends on leased changes only (the account's own
+   * changes, LEASED_KINDS): possibly those of a lookup started up to `leaseMs` ago.
+   */
+  leasedPositions(accountId: string): Promise<AccountPositions>;
+  /** How old a lookup `leasedPositions` answers from may be: 0 where every lookup is free (in memory). */
+  readonly leaseMs: number;
   lastWrite(accountId: string): Promise<bigint | null>;
 }
 
@@ -43,6 +72,8 @@ export const inMemoryWritePositions = (): WritePositions => {
       byAccount.set(accountId, { ...current, lastWrite: highest(current.lastWrite, position), lastAccountChange: highest(current.lastAccountChange, position) });
     },
     positions,
+    leasedPositions: positions,
+    leaseMs: 0,
     async lastWrite(accountId) {
       return (await positions(accountId)).lastWrite;
     },

@@ -66,7 +66,7 @@ export const breedQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
     // Breeds: reference data, but a breed's reference_image_id follows public images, which their owners tag and delete.
-    readsDependOn(instance, ['images']);
+    readsDependOn(instance, ['public-images']);
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const catalogue = breedCatalogue(deps.readStore);
     const views = imageViews(deps.readStore, deps.images?.publicBaseUrl);

@@ -63,7 +63,7 @@ export const legislationQueryRoutes =
   (deps: QueryApiDeps): FastifyPluginAsync =>
   async (instance) => {
     // Legislation and the breeds it names (whose reference_image_id follows public images).
-    readsDependOn(instance, ['images']);
+    readsDependOn(instance, ['public-images']);
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     await registerConditionalGet(instance);
     const countries = () => deps.readStore.collection<CountryDoc>(REFERENCE_COLLECTIONS.countries);
