@@ -53,21 +53,12 @@ export const dependedOnWrite = (positions: AccountPositions, dependsOn: readonly
 };
 
 /**
- * Read-your-writes inside a write's answer that embeds what the caller wrote before (a vote's
- * answer embeds the caller's image uploaded just before): waits (bounded) until `projections` have
- * passed the caller's last write of `kinds`; false when the wait timed out.
+ * The caller's last write of `kinds` (null: none recorded), with the lookup rules of `positionsOf`:
+ * for a write's answer that embeds what the caller wrote before (a vote's answer embeds the
+ * caller's image uploaded just before).
  */
-export const awaitOwnWrites = async (
-  request: FastifyRequest,
-  accountId: string,
-  stores: { readStore: ReadStore; writePositions: WritePositions },
-  projections: readonly string[],
-  kinds: readonly WriteKind[],
-  timeoutMs: number,
-): Promise<boolean> => {
-  const position = dependedOnWrite(await positionsOf(request, accountId, stores.writePositions, kinds), kinds);
-  return position === null || stores.readStore.waitForCheckpoints(projections, position, timeoutMs);
-};
+export const ownLastWrite = async (request: FastifyRequest, accountId: string, writePositions: WritePositions, kinds: readonly WriteKind[]): Promise<bigint | null> =>
+  dependedOnWrite(await positionsOf(request, accountId, writePositions, kinds), kinds);
 
 /**
  * Read-your-writes for every GET in the plugin it is registered in: before answering an account,

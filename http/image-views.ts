@@ -141,6 +141,13 @@ export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | und
 
   const baseUrlOf = (request: FastifyRequest) => publicBaseUrl(request, configuredBaseUrl);
 
+  const embeddedFrom = async (request: FastifyRequest, ids: string[], found: ReadonlyMap<string, ImageDoc>, options: ImageViewOptions): Promise<Map<string, EmbeddedImage>> => {
+    const docs = [...found.values()].filter((doc) => ids.includes(doc._id) && (doc.public || isOwnerView(doc, options)));
+    const rendered = new Map<string, EmbeddedImage>((await renderAt(baseUrlOf(request), docs, options)).map((image) => [image.id, image]));
+    for (const id of ids) if (!rendered.has(id)) rendered.set(id, unknownImage(id));
+    return rendered;
+  };
+
   return {
     /** The Image resources of these documents, in their order. */
     render: (request: FastifyRequest, docs: ImageRecord[], options: ImageViewOptions): Promise<Image[]> => renderAt(baseUrlOf(request), docs, options),
@@ -150,11 +157,11 @@ export const imageViews = (readStore: ReadStore, configuredBaseUrl: string | und
      * each id known here and visible to the caller (its own, or public), else `{id, url: null}`.
      */
     async embedded(request: FastifyRequest, ids: string[], options: ImageViewOptions): Promise<Map<string, EmbeddedImage>> {
-      const docs = [...(await byId<ImageDoc>(Collections.images, unique(ids))).values()].filter((doc) => doc.public || isOwnerView(doc, options));
-      const rendered = new Map<string, EmbeddedImage>((await renderAt(baseUrlOf(request), docs, options)).map((image) => [image.id, image]));
-      for (const id of ids) if (!rendered.has(id)) rendered.set(id, unknownImage(id));
-      return rendered;
+      return embeddedFrom(request, ids, await byId<ImageDoc>(Collections.images, unique(ids)), options);
     },
+
+    /** As `embedded`, from the image documents already read (`found`, by id). */
+    embeddedFrom,
 
     /**
      * The images several records embed, each for its own account (a webhook batch: each vote's or

@@ -4,7 +4,7 @@ import { Collections, type ImageDoc } from '../../contracts/read-models.ts';
 import type { ImageUploaded } from '../../domain/images/image.ts';
 import { imageViews, type ImageViewOptions } from '../../http/image-views.ts';
 import { publicBaseUrl } from '../../http/public-url.ts';
-import { awaitOwnWrites } from '../../http/consistency.ts';
+import { ownLastWrite } from '../../http/consistency.ts';
 import type { CommandApiDeps } from '../deps.ts';
 import { uploadOf } from './image-records.ts';
 
@@ -53,12 +53,26 @@ export const imageAnswers = (deps: CommandApiDeps) => {
       return upload ? fromUpload(request, upload, viewer) : null;
     },
 
-    /** The image a vote or favourite embeds: the Image when known here and visible to the account, else its id alone. */
+    /**
+     * The image a vote or favourite embeds: the Image when known here and visible to the account,
+     * else its id alone. Another account's image shows nothing the caller wrote: it is answered as
+     * read. The caller's own image, or one not found, may be one it uploaded just before: unless
+     * the images projection had already passed the caller's last image write when the image was
+     * read, that write is waited for (bounded) and the image read again.
+     */
     async embedded(request: FastifyRequest, imageId: string, viewer: ImageViewOptions): Promise<EmbeddedImage> {
-      if (!views || !deps.readStore) return unknownImage(imageId);
-      // The caller's own images as far as it has written them (an image uploaded just before).
-      if (viewer.accountId) await awaitOwnWrites(request, viewer.accountId, { readStore: deps.readStore, writePositions: deps.writePositions }, ['images'], ['images'], IMAGE_VISIBLE_WAIT_MS);
-      return (await views.embedded(request, [imageId], viewer)).get(imageId) ?? unknownImage(imageId);
+      const readStore = deps.readStore;
+      if (!views || !readStore) return unknownImage(imageId);
+      const answer = (found: ReadonlyMap<string, ImageDoc>) => views.embeddedFrom(request, [imageId], found, viewer).then((images) => images.get(imageId) ?? unknownImage(imageId));
+      // Where the images projection was before the read (a memory read where the store knows it).
+      const projectedBefore = readStore.knownCheckpoint ? readStore.knownCheckpoint('images') : await readStore.getCheckpoint('images');
+      const found = await readStore.collection<ImageDoc>(Collections.images).getMany([imageId]);
+      const doc = found.get(imageId);
+      if (!viewer.accountId || (doc && doc.account_id !== viewer.accountId)) return answer(found);
+      const ownWrite = await ownLastWrite(request, viewer.accountId, deps.writePositions, ['images']);
+      if (ownWrite === null || (projectedBefore !== null && projectedBefore >= ownWrite)) return answer(found);
+      await readStore.waitForCheckpoints(['images'], ownWrite, IMAGE_VISIBLE_WAIT_MS);
+      return answer(await readStore.collection<ImageDoc>(Collections.images).getMany([imageId]));
     },
   };
 };
