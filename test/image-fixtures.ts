@@ -15,16 +15,10 @@ export type SeedImage = Partial<ImageUploaded['data']> & {
   labelled?: Partial<ImageLabelled['data']>;
 };
 
-/**
- * An image as the upload route would record it, appended straight to the event store (the query
- * side's tests do not depend on the upload pipeline). The account's write position is recorded,
- * so its next read waits for the projections as after a real upload.
- */
-export const seedImage = async (service: TestService, accountId: string, seed: SeedImage = {}): Promise<string> => {
-  const { labelled, ...upload } = seed;
+/** An upload's event data as the upload route records it (a 640 × 480 JPEG), with `upload` over it. */
+export const uploadData = (accountId: string, upload: Partial<ImageUploaded['data']> = {}): ImageUploaded['data'] => {
   const imageId = upload.image_id ?? randomId(9);
-  const now = new Date().toISOString();
-  const data: ImageUploaded['data'] = {
+  return {
     image_id: imageId,
     account_id: accountId,
     sub_id: null,
@@ -41,9 +35,21 @@ export const seedImage = async (service: TestService, accountId: string, seed: S
     auto_crop: false,
     parent_image_id: null,
     crop_box: null,
-    created_at: now,
+    created_at: new Date().toISOString(),
     ...upload,
   };
+};
+
+/**
+ * An image as the upload route would record it, appended straight to the event store (the query
+ * side's tests do not depend on the upload pipeline). The account's write position is recorded,
+ * so its next read waits for the projections as after a real upload.
+ */
+export const seedImage = async (service: TestService, accountId: string, seed: SeedImage = {}): Promise<string> => {
+  const { labelled, ...upload } = seed;
+  const data = uploadData(accountId, upload);
+  const imageId = data.image_id;
+  const now = data.created_at;
   const events: ImageEvent[] = [{ type: 'ImageUploaded', data }];
   if (labelled) {
     events.push({

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Collections, type ImageDoc } from '../../contracts/read-models.ts';
 import { uploadedImageDoc } from '../../contracts/image-resource.ts';
-import { blobKeysFor, type ImageUploaded } from '../../domain/images/image.ts';
+import { uploadData } from '../../test/image-fixtures.ts';
 import { inMemoryWritePositions, type WritePositions } from '../../infrastructure/consistency/write-positions.ts';
 import { embeddedReadStore } from '../../infrastructure/read-store/embedded.ts';
 import type { ReadStore } from '../../infrastructure/read-store/port.ts';
@@ -9,28 +9,7 @@ import { uploadBudget } from '../../http/upload-budget.ts';
 import { imageAnswers } from './image-answers.ts';
 
 /** An image as the images projection keeps it right after its upload. */
-const imageDoc = (imageId: string, accountId: string, isPublic: boolean): ImageDoc => {
-  const upload: ImageUploaded['data'] = {
-    image_id: imageId,
-    account_id: accountId,
-    sub_id: null,
-    original_filename: `${imageId}.jpg`,
-    mime_type: 'image/jpeg',
-    format: 'jpg',
-    width: 640,
-    height: 480,
-    bytes: 1000,
-    age_months: null,
-    breed_ids: [],
-    url_token: `token_${imageId}`,
-    blob_keys: blobKeysFor(imageId),
-    auto_crop: false,
-    parent_image_id: null,
-    crop_box: null,
-    created_at: new Date().toISOString(),
-  };
-  return { ...uploadedImageDoc(upload), public: isPublic, random: 0.5 };
-};
+const imageDoc = (imageId: string, accountId: string, isPublic: boolean): ImageDoc => ({ ...uploadedImageDoc(uploadData(accountId, { image_id: imageId })), public: isPublic, random: 0.5 });
 
 let readStore: ReadStore;
 afterEach(async () => {
