@@ -67,10 +67,16 @@ export type DispatcherDeps = {
 
 export const DISPATCHER_GROUP = 'webhook-dispatcher';
 export const DISPATCHER_CONTROL_GROUP = 'webhook-dispatcher.control';
+/**
+ * Bus batches of domain events taken at once (of different partitions, on a broker): while one
+ * batch waits for its slowest POST and its records, the next is planned and sent, instead of the
+ * process idling between batches.
+ */
+const BATCHES_AT_ONCE = 3;
 
 /**
  * The webhook dispatcher. Two consumer groups of its own on the bus:
- * - domain events (events.vote, events.favourite, … from the mapping table), a batch at a time →
+ * - domain events (events.vote, events.favourite, … from the mapping table), BATCHES_AT_ONCE batches at a time →
  *   one delivery per subscribed endpoint, attempted at once; the batch is done (its offsets
  *   committed) when the store holds every one of its deliveries: its first outcome, or — for one
  *   that has not got one within `handoffMs`, or whose endpoint is slow or whose share of the
@@ -263,6 +269,7 @@ export const startDispatcher = async (deps: DispatcherDeps): Promise<{ stop: () 
       group: DISPATCHER_GROUP,
       topics: mappedTopics(),
       handleBatch: async (messages) => take(messages.map(fromBusMessage)),
+      concurrentBatches: BATCHES_AT_ONCE,
       onError: (error, message) =>
         error instanceof EndpointsBehindError
           ? logger.warn({ offset: message.offset, position: error.position.toString() }, 'webhook endpoints not projected up to this batch yet; will retry')

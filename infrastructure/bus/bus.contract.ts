@@ -22,8 +22,10 @@ const valueOf = (message: IncomingMessage): string => String((fromBusMessage(mes
  * The contract every bus adapter must pass. `makeBus` may be called more than once per test
  * (a second instance stands for a restarted process) and must then reach the same messages.
  * Each test has a topic of its own: a stream category nobody else writes (`events.c1a2b3c4d`).
+ * `features.partitions`: the bus splits a topic into partitions (a broker), so batches of
+ * different partitions can be worked on at once (`concurrentBatches`).
  */
-export const busContract = (adapterName: string, makeBus: () => Promise<BusUnderTest>): void => {
+export const busContract = (adapterName: string, makeBus: () => Promise<BusUnderTest>, features: { partitions?: boolean } = {}): void => {
   describe(`bus contract: ${adapterName}`, () => {
     let harness: BusUnderTest;
     let bus: Bus;
@@ -201,6 +203,36 @@ export const busContract = (adapterName: string, makeBus: () => Promise<BusUnder
         const index = Number(key.slice(1));
         expect(values).toEqual(range(80).filter((value) => Number(value) % 4 === index));
       }
+    });
+
+    it('handleBatch with batches at once: every message once, each key in order, and batches of different partitions overlap where there are any', async () => {
+      const perKey = new Map<string, string[]>();
+      let inFlight = 0;
+      let mostAtOnce = 0;
+      await publishKeyed(60, 12);
+      const consumer = await bus.consume({
+        group: `gc-${randomUUID()}`,
+        topics: [topic],
+        concurrentBatches: 3,
+        handleBatch: async (messages) => {
+          mostAtOnce = Math.max(mostAtOnce, ++inFlight);
+          // Held a while, as the dispatcher's batches wait for their slowest POST.
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          for (const message of messages) perKey.set(keyOf(message), [...(perKey.get(keyOf(message)) ?? []), valueOf(message)]);
+          inFlight -= 1;
+        },
+      });
+      consumers.push(consumer);
+      await expect.poll(() => [...perKey.values()].flat().length, { timeout: 30_000 }).toBe(60);
+      await settle();
+      for (const [key, values] of perKey) {
+        const index = Number(key.slice(1));
+        expect(values).toEqual(range(60).filter((value) => Number(value) % 12 === index));
+      }
+      // Twelve keys fall in more than one of a broker's partitions; a bus without partitions hands one batch at a time.
+      if (features.partitions) expect(mostAtOnce).toBeGreaterThan(1);
+      else expect(mostAtOnce).toBe(1);
+      expect(mostAtOnce).toBeLessThanOrEqual(3);
     });
 
     it('handleBatch: a batch that failed is handed over again, then the offsets move on (at-least-once, no loss)', async () => {

@@ -35,5 +35,5 @@ describe.skipIf(!brokers)('Kafka bus', () => {
         ),
       close: () => bus.close(),
     };
-  });
+  }, { partitions: true });
 });

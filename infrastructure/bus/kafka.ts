@@ -211,6 +211,7 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
         await started.run({
           autoCommit: false,
           eachBatchAutoResolve: false,
+          partitionsConsumedConcurrently: consumeOptions.concurrentBatches ?? 1,
           eachBatch: (payload) => (handler.kind === 'batch' ? eachChunk(payload, handler.handleBatch) : eachMessage(payload, handler.handle)),
         });
       },

@@ -37,6 +37,13 @@ export type ConsumeOptions = {
   handleBatch?: (messages: IncomingMessage[]) => Promise<void>;
   onError?: (error: unknown, message: IncomingMessage) => void;
   onCrash?: (error: unknown) => void;
+  /**
+   * How many fetched batches of different partitions `handleBatch` may work on at once (default
+   * 1): for a handler that waits on others per batch (the dispatcher's POSTs) and would otherwise
+   * leave the process idle between batches. Each partition's batches still come one after the
+   * other. A bus without partitions (the embedded one) hands over one batch at a time anyway.
+   */
+  concurrentBatches?: number;
 };
 
 /** `stop` lets the running handler finish and commits what was finished, then leaves the group. */
