@@ -530,10 +530,11 @@ export const embeddedReadStore = (file?: string, options: { followIntervalMs?: n
    * Whether SQLite rolled the open transaction back on its own: a COMMIT refused, or a statement
    * failing with SQLITE_FULL or an I/O error, which may take the whole transaction with it.
    */
-  const noticeRollback = (error: unknown = new Error('the write transaction was rolled back by SQLite')): boolean => {
+  const noticeRollback = (error?: unknown): boolean => {
     if (!open || !db.open || db.inTransaction) return false;
     open = false;
-    rolledBack(error);
+    // The error made only now: an Error captures a stack, and this runs on every write and checkpoint read.
+    rolledBack(error ?? new Error('the write transaction was rolled back by SQLite'));
     return true;
   };
   const commit = () => {
