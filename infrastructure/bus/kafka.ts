@@ -32,6 +32,18 @@ const backOffMs = (failures: number): number => Math.min(5000, 50 * 2 ** Math.mi
  * membership. A consumer kafkajs gives up on (a crash it does not restart from) is replaced by a
  * new one of the group (kafka-restart.ts).
  */
+/** Protocol errors after which an idempotent producer's state no longer matches the broker's. */
+const STALE_PRODUCER_ERRORS = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
+
+/** The error, or one it wraps (kafkajs wraps the last protocol error once its retries run out), names a stale producer. */
+export const staleProducer = (error: unknown): boolean => {
+  for (let current = error as { type?: unknown; originalError?: unknown; cause?: unknown } | null, depth = 0; current && depth < 5; depth++) {
+    if (typeof current.type === 'string' && STALE_PRODUCER_ERRORS.has(current.type)) return true;
+    current = (current.originalError ?? current.cause ?? null) as typeof current;
+  }
+  return false;
+};
+
 export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
   const kafka = new Kafka({
     clientId: options.clientId ?? 'animal-data',
@@ -41,8 +53,30 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
   });
   const admin: Admin = kafka.admin();
   await admin.connect();
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const newProducer = (): Producer => kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  let producer = newProducer();
   await producer.connect();
+  /**
+   * After a broker restart an idempotent producer may find its sequence numbers out of step with
+   * the broker's (OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID, INVALID_PRODUCER_EPOCH), and
+   * kafkajs keeps failing every send with it: the producer is replaced (a new producer id), and the
+   * caller's retry goes through it. A batch that did land before may then land twice (at-least-once).
+   */
+  let replacing: Promise<void> | null = null;
+  const replaceProducer = (stale: Producer): Promise<void> => {
+    replacing ??= (async () => {
+      try {
+        if (producer !== stale) return;
+        await stale.disconnect().catch(() => undefined);
+        const fresh = newProducer();
+        await fresh.connect();
+        producer = fresh;
+      } finally {
+        replacing = null;
+      }
+    })();
+    return replacing;
+  };
   const knownTopics = new Set(await admin.listTopics());
   const consumers = new Set<Consumer>();
   const namespace = options.namespace ? `${options.namespace}.` : '';
@@ -82,7 +116,13 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
       list.push({ key: message.key, value: message.value });
       byTopic.set(real(message.topic), list);
     }
-    await producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })) });
+    const sending = producer;
+    try {
+      await sending.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })) });
+    } catch (error) {
+      if (staleProducer(error)) await replaceProducer(sending).catch(() => undefined);
+      throw error;
+    }
   };
 
   /** Groups consumed here (by their logical names) and their topics, for lag(). */
