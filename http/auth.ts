@@ -26,10 +26,10 @@ export type AuthenticatedAccount = {
 /**
  * The account's write positions as authentication read them for this request, with the store they
  * came from: read-your-writes reuses them instead of a second lookup when it reads the same store
- * and, if they are `leased` (maybe from a lookup made before this request: write-positions.ts),
- * only for a read that depends on leased changes alone.
+ * and, if that store leases its lookups (`leaseMs` > 0: maybe from a lookup made before this
+ * request, write-positions.ts), only for a read that depends on leased changes alone.
  */
-export type RequestWritePositions = AccountPositions & { from: WritePositions; leased: boolean };
+export type RequestWritePositions = AccountPositions & { from: WritePositions };
 
 /** Who may call a route: an account key (default), the admin key, or anyone. */
 export type RouteAuth = 'account' | 'admin' | 'public';
@@ -155,7 +155,7 @@ export const registerAuth = (app: FastifyInstance, deps: AuthDependencies): void
     if (!found) return unknownKey(request);
     if (found.apiKey.revoked) return refuse(request, new DomainError('invalid_api_key', 'invalid api key'));
     const { apiKey, account } = found;
-    if (deps.writePositions) request.writePositions = { ...found.positions, from: deps.writePositions, leased: deps.writePositions.leaseMs > 0 };
+    if (deps.writePositions) request.writePositions = { ...found.positions, from: deps.writePositions };
     if (!account) return unknownKey(request);
     if (!account.active) throw new DomainError('account_inactive', 'this api key belongs to an inactive account');
     const { features, switchedOff } = accessOf(account);

@@ -37,7 +37,7 @@ export type ReadYourWritesOptions = {
 const positionsOf = async (request: FastifyRequest, accountId: string, writePositions: WritePositions, kinds: readonly WriteKind[] | undefined): Promise<AccountPositions> => {
   const leasedEnough = onlyLeasedKinds(kinds);
   const known = request.writePositions;
-  if (known && known.from === writePositions && (!known.leased || leasedEnough)) return known;
+  if (known && known.from === writePositions && (writePositions.leaseMs === 0 || leasedEnough)) return known;
   return leasedEnough ? writePositions.leasedPositions(accountId) : writePositions.positions(accountId);
 };
 

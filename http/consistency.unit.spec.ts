@@ -17,7 +17,7 @@ const surface = async (timeoutMs: number, positions: WritePositions = inMemoryWr
   app.decorateRequest('writePositions', null);
   app.addHook('onRequest', async (request) => {
     request.account = { id: 'a1' } as never;
-    if (authenticated) request.writePositions = { ...(await authenticated()), from: positions, leased: positions.leaseMs > 0 };
+    if (authenticated) request.writePositions = { ...(await authenticated()), from: positions };
   });
   registerReadYourWrites(app, { readStore, writePositions: positions, projections: PROJECTIONS, timeoutMs });
   await app.register(async (instance: FastifyInstance) => {

@@ -66,13 +66,14 @@ export const imageAnswers = (deps: CommandApiDeps) => {
       const answer = (found: ReadonlyMap<string, ImageDoc>) => views.embeddedFrom(request, [imageId], found, viewer).then((images) => images.get(imageId) ?? unknownImage(imageId));
       // Where the images projection was before the read (a memory read where the store knows it).
       const projectedBefore = readStore.knownCheckpoint ? readStore.knownCheckpoint('images') : await readStore.getCheckpoint('images');
-      const found = await readStore.collection<ImageDoc>(Collections.images).getMany([imageId]);
+      const read = () => views.images().getMany([imageId]);
+      const found = await read();
       const doc = found.get(imageId);
       if (!viewer.accountId || (doc && doc.account_id !== viewer.accountId)) return answer(found);
       const ownWrite = await ownLastWrite(request, viewer.accountId, deps.writePositions, ['images']);
       if (ownWrite === null || (projectedBefore !== null && projectedBefore >= ownWrite)) return answer(found);
       await readStore.waitForCheckpoints(['images'], ownWrite, IMAGE_VISIBLE_WAIT_MS);
-      return answer(await readStore.collection<ImageDoc>(Collections.images).getMany([imageId]));
+      return answer(await read());
     },
   };
 };

@@ -4,7 +4,7 @@ import { mongoClient } from '../mongo-client.ts';
 import { coalescedRaises, freshReads } from '../coalesce.ts';
 import { idBatcher } from '../read-store/id-batcher.ts';
 import { LRUCache } from 'lru-cache';
-import { LEASED_KINDS, type WriteKind } from '../../contracts/write-kinds.ts';
+import { onlyLeasedKinds, type WriteKind } from '../../contracts/write-kinds.ts';
 import { LEASE_MARGIN_MS, POSITIONS_LEASE_MS, type AccountPositions, type WritePositions } from './write-positions.ts';
 
 type PositionsDoc = { _id: string; position?: Long; account_change?: Long; kinds?: Record<string, Long> };
@@ -19,8 +19,6 @@ const VERIFY_AGAIN_MS = 20;
 
 /** Accounts whose last lookup this process keeps for leased reads (least recently used go first). */
 const LEASED_ACCOUNTS = 10_000;
-
-const isLeasedKind = (kind: string | undefined): boolean => kind !== undefined && LEASED_KINDS.includes(kind as WriteKind);
 
 /**
  * Write positions shared by separate command-api and query-api processes (and their replicas):
@@ -167,7 +165,7 @@ export const mongoWritePositions = async (url: string, dbName?: string): Promise
     async record(accountId, position, kind) {
       if (kind === undefined) return recordAny(accountId, position);
       await recordKind(`${accountId}\u0000${kind}`, position);
-      if (isLeasedKind(kind)) await leaseRunOut();
+      if (onlyLeasedKinds([kind as WriteKind])) await leaseRunOut();
     },
     async recordAccountChange(accountId, position) {
       await recordAccountChange(accountId, position);
