@@ -15,14 +15,13 @@
  * sends while idle over the same window (periodic sweeps, the scrape's own gauges) is subtracted.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createContext } from './harness/context.ts';
 import { cpuSecondsOf } from './harness/cpu.ts';
 import { request } from 'undici';
 import { mongoClient } from '../infrastructure/mongo-client.ts';
 import { startService } from './harness/service.ts';
+import { describeServersCpu, devServers, serversCpuMeter } from './harness/servers.ts';
 
 const N = Number(process.env.ROUND_TRIPS_N ?? 200);
 /** Requests in flight at once: 1 counts what one request causes alone; more shows what batching saves under load. */
@@ -47,55 +46,6 @@ const scrape = async (url: string): Promise<Counts> => {
 };
 
 const total = (counts: Counts): number => [...counts.values()].reduce((sum, n) => sum + n, 0);
-
-/** The dev servers' pids (scripts/dev-servers: mongo-java-server, FerretDB, and PostgreSQL's postmaster with its backends), when running here. */
-const serverPids = (): { name: string; pids: () => number[] }[] => {
-  const home = process.env.DEV_SERVERS_HOME ?? join(import.meta.dirname, '..', '.dev-servers');
-  const pidIn = (file: string): number | null => {
-    try {
-      return Number(readFileSync(join(home, file), 'utf8').trim()) || null;
-    } catch {
-      return null;
-    }
-  };
-  const childrenOf = (parent: number): number[] =>
-    readdirSync('/proc')
-      .filter((entry) => /^\d+$/.test(entry))
-      .map(Number)
-      .filter((pid) => {
-        try {
-          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
-        } catch {
-          return false;
-        }
-      });
-  const javaServer = pidIn('mongo-java-server/server.pid');
-  const ferret = pidIn('ferretdb/ferretdb.pid');
-  const postmaster = pidIn('postgresql/postgresql.pid');
-  return [
-    ...(javaServer ? [{ name: 'mongo-java-server', pids: () => [javaServer] }] : []),
-    ...(ferret ? [{ name: 'FerretDB', pids: () => [ferret] }] : []),
-    ...(postmaster ? [{ name: 'PostgreSQL (all its processes)', pids: () => [postmaster, ...childrenOf(postmaster)] }] : []),
-  ];
-};
-
-/** CPU seconds of each server, keyed by name and pid (backends come and go). */
-const serverCpu = (servers: ReturnType<typeof serverPids>): Map<string, number> => {
-  const cpu = new Map<string, number>();
-  for (const server of servers) for (const pid of server.pids()) cpu.set(`${server.name}\t${pid}`, cpuSecondsOf(pid) ?? 0);
-  return cpu;
-};
-
-/** CPU ms per operation of each server between two serverCpu readings. */
-const serverCpuPer = (before: Map<string, number>, after: Map<string, number>, count: number): string =>
-  [...new Set([...after.keys()].map((key) => key.split('\t')[0]))]
-    .map((name) => {
-      let seconds = 0;
-      for (const [key, value] of after) if (key.startsWith(`${name}\t`)) seconds += value - (before.get(key) ?? 0);
-      return `${name} ${((seconds * 1000) / count).toFixed(2)} ms`;
-    })
-    .join(', ');
 
 const SETTLE_MS = Number(process.env.ROUND_TRIPS_SETTLE_MS ?? 3000);
 
@@ -159,7 +109,7 @@ const main = async () => {
       { name: 'GET /v1/votes?limit=10', run: async () => (await ctx.request('GET', '/v1/votes?limit=10', { key: a })).status },
     ];
     const lines: string[] = [floor];
-    const servers = serverPids();
+    const servers = devServers();
     // What the service sends with no traffic at all over one settle window plus one scrape (the
     // scrape itself reads checkpoints and counts webhook documents for its gauges): subtracted.
     const idleStart = await scrape(service.url);
@@ -171,7 +121,7 @@ const main = async () => {
       await delay(SETTLE_MS);
       const before = await scrape(service.url);
       const cpuBefore = cpuSecondsOf(service.pid);
-      const serversBefore = serverCpu(servers);
+      const serversCpu = serversCpuMeter(servers);
       const statuses = new Map<number, number>();
       const started = performance.now();
       await inFlight(N, CONCURRENCY, async (i) => {
@@ -182,7 +132,7 @@ const main = async () => {
       // Background work (projections, relay, bus consumers) finishes within the settle window.
       await delay(SETTLE_MS);
       const cpuAfter = cpuSecondsOf(service.pid);
-      const serversAfter = serverCpu(servers);
+      const serversUsed = serversCpu.per(N);
       const after = await scrape(service.url);
       const delta = minus(after, before);
       const rows = [...delta]
@@ -196,7 +146,7 @@ const main = async () => {
           `${perOp.toFixed(2)} Mongo commands per request; mean latency ${(elapsedMs / N).toFixed(2)} ms; ` +
           `service CPU ${cpuMs.toFixed(2)} ms per request (the settle window's idle work included)`,
       );
-      if (servers.length > 0) lines.push(`  server CPU per request (settle window included): ${serverCpuPer(serversBefore, serversAfter, N)}`);
+      if (serversUsed) lines.push(`  server CPU per request (settle window included): ${describeServersCpu(serversUsed)}`);
       for (const [key, n] of rows) lines.push(`  ${n.toFixed(2).padStart(7)}  ${key}`);
     }
     console.log(lines.join('\n'));

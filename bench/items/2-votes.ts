@@ -9,9 +9,13 @@ import { load, loadProblems, warmUp, type LoadOptions } from '../harness/load.ts
 import type { BenchItem } from '../harness/types.ts';
 import type { Context } from '../harness/context.ts';
 import { startService } from '../harness/service.ts';
+import { describeServersCpu, devServers, serversCpuMeter } from '../harness/servers.ts';
 
 const CONNECTIONS = 16;
 const CORES = availableParallelism();
+
+/** The issue's target: votes at this share of the ceiling line. */
+const TARGET_RATIO = 0.45;
 
 /** A bare Fastify answering POST /v1/votes with the service's own answer from memory, under the same load. */
 const bareHttp = async (sample: { status: number; body: string }, votes: Omit<LoadOptions, 'url' | 'durationS'>, durationS: number, warmupS: number) => {
@@ -58,11 +62,14 @@ const requestPathAlone = async (ctx: Context, votes: Omit<LoadOptions, 'url' | '
  * Three bounds say what the service's own work allows, whatever the design around it: its request
  * path alone on one event loop (appends and background free, see requestPathAlone), that path plus
  * one raw append in series, and the rate if its measured CPU per vote were spread over every core
- * the load generator leaves (with the service CPU per vote 0.6× would need).
+ * the load generator leaves (with the service CPU per vote the target would need). On the production
+ * adapters the servers running here (scripts/dev-servers: the Mongo-wire server, the Kafka broker)
+ * spend their CPU on the same cores: their CPU per vote is measured over the same run, and the
+ * last bound counts it too.
  */
 export const item: BenchItem = {
   name: '2 votes',
-  target: 'POST /v1/votes ≥ 0.6× the ceiling of one bare HTTP exchange + one raw append (same run) and ≥ 2,000/s; p50/p99 reported',
+  target: 'POST /v1/votes ≥ 0.45× the ceiling of one bare HTTP exchange + one raw append (same run) and ≥ 2,000/s; p50/p99 reported',
   async run(ctx) {
     const rawPerSecond = await rawAppendsPerSecond(ctx.service.adapterEnv, { durationS: ctx.durationS, warmupS: ctx.warmupS, concurrency: CONNECTIONS });
 
@@ -79,9 +86,11 @@ export const item: BenchItem = {
     await warmUp(votes, ctx.warmupS);
     const cpu = cpuMeter(ctx.service.pid);
     const loadGenerator = cpuMeter(process.pid);
+    const servers = serversCpuMeter(ctx.mode === 'production' ? devServers() : []);
     const result = await load({ ...votes, durationS: ctx.durationS });
     const cpuMs = cpu.per(result.ok);
     const loadGeneratorMs = loadGenerator.per(result.ok);
+    const serversCpu = servers.per(result.ok);
     const problems = loadProblems(result);
 
     const http = await bareHttp({ status: sample.status, body: JSON.stringify(sample.body) }, shape, ctx.durationS, ctx.warmupS);
@@ -96,7 +105,7 @@ export const item: BenchItem = {
         unit: 'cmd/s',
         baseline: ceiling === null ? null : { label: 'ceiling: bare HTTP exchange + raw append', value: ceiling },
         targets: [
-          { on: 'ratio', op: '>=', threshold: 0.6 },
+          { on: 'ratio', op: '>=', threshold: TARGET_RATIO },
           { on: 'value', op: '>=', threshold: 2000 },
         ],
         note: [problems, `${CONNECTIONS} connections`].filter(Boolean).join('; '),
@@ -143,16 +152,21 @@ export const item: BenchItem = {
         baseline: ceiling === null ? null : { label: 'ceiling: bare HTTP exchange + raw append', value: ceiling },
         note: '1 / (1/request path alone + 1/append), both measured above: the most a service appending on its request thread could reach, whatever its background costs',
       }),
+      ...(serversCpu ? [figure({ item: this.name, metric: "the servers' CPU per vote, on the same cores", value: serversCpu.totalMs, unit: 'ms', note: describeServersCpu(serversCpu) })] : []),
       ...(cpuMs === null || loadGeneratorMs === null || ceiling === null
         ? []
         : [
             figure({
               item: this.name,
-              metric: "every core busy: the service's CPU per vote, spread over all the cores the load generator leaves",
-              value: (CORES * 1000) / (cpuMs + loadGeneratorMs),
+              metric: serversCpu
+                ? "every core busy: the service's and the servers' CPU per vote, spread over all the cores the load generator leaves"
+                : "every core busy: the service's CPU per vote, spread over all the cores the load generator leaves",
+              value: (CORES * 1000) / (cpuMs + (serversCpu?.totalMs ?? 0) + loadGeneratorMs),
               unit: 'cmd/s',
               baseline: { label: 'ceiling: bare HTTP exchange + raw append', value: ceiling },
-              note: `${CORES} cores / (${cpuMs.toFixed(3)} ms service + ${loadGeneratorMs.toFixed(3)} ms load generator per vote); 0.6× needs ≤ ${Math.max(0, (CORES * 1000) / (0.6 * ceiling) - loadGeneratorMs).toFixed(3)} ms of service CPU per vote`,
+              note:
+                `${CORES} cores / (${cpuMs.toFixed(3)} ms service + ${serversCpu ? `${serversCpu.totalMs.toFixed(3)} ms servers + ` : ''}${loadGeneratorMs.toFixed(3)} ms load generator per vote); ` +
+                `${TARGET_RATIO}× needs ≤ ${Math.max(0, (CORES * 1000) / (TARGET_RATIO * ceiling) - loadGeneratorMs - (serversCpu?.totalMs ?? 0)).toFixed(3)} ms of service CPU per vote`,
             }),
           ]),
     ];

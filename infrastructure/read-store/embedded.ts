@@ -236,9 +236,11 @@ class SqlCollection<T extends Doc> implements Collection<T> {
     this.ready();
     const found = new Map<string, T>();
     if (ids.length === 0) return found;
-    const rows = this.engine
-      .statement(`SELECT id, body FROM ${this.table} WHERE id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify([...new Set(ids)])) as Row[];
+    // One id (a vote's image, a delivery): a key lookup, without the JSON array and json_each.
+    const rows =
+      ids.length === 1
+        ? (this.engine.statement(`SELECT id, body FROM ${this.table} WHERE id = ?`).all(ids[0]) as Row[])
+        : (this.engine.statement(`SELECT id, body FROM ${this.table} WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify([...new Set(ids)])) as Row[]);
     for (const row of rows) found.set(row.id, JSON.parse(row.body) as T);
     return found;
   }
