@@ -52,3 +52,13 @@ export const notAvailable = (item: string, reason: string): Figure => ({
   status: 'N/A',
   note: reason,
 });
+
+/**
+ * What a target leaves the service per unit of work on this machine, for an every-core bound's
+ * note: `budgetMs` is the CPU the target allows per unit minus what the other processes at work
+ * (load generator, receiver, servers) spend on it.
+ */
+export const serviceBudget = (ratio: number, budgetMs: number, unit: string): string =>
+  budgetMs > 0
+    ? `${ratio}× needs ≤ ${budgetMs.toFixed(3)} ms of service CPU per ${unit}`
+    : `${ratio}× is out of reach here even at no service CPU: the other processes alone spend ${(-budgetMs).toFixed(3)} ms per ${unit} more than it allows`;

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { startChild } from '../harness/children.ts';
 import { rawAppendsPerSecond, serialCeiling } from '../harness/raw-appends.ts';
 import { cpuMeter } from '../harness/cpu.ts';
-import { figure } from '../harness/figure.ts';
+import { figure, serviceBudget } from '../harness/figure.ts';
 import { load, loadProblems, warmUp, type LoadOptions } from '../harness/load.ts';
 import type { BenchItem } from '../harness/types.ts';
 import type { Context } from '../harness/context.ts';
@@ -166,7 +166,7 @@ export const item: BenchItem = {
               baseline: { label: 'ceiling: bare HTTP exchange + raw append', value: ceiling },
               note:
                 `${CORES} cores / (${cpuMs.toFixed(3)} ms service + ${serversCpu ? `${serversCpu.totalMs.toFixed(3)} ms servers + ` : ''}${loadGeneratorMs.toFixed(3)} ms load generator per vote); ` +
-                `${TARGET_RATIO}× needs ≤ ${Math.max(0, (CORES * 1000) / (TARGET_RATIO * ceiling) - loadGeneratorMs - (serversCpu?.totalMs ?? 0)).toFixed(3)} ms of service CPU per vote`,
+                serviceBudget(TARGET_RATIO, (CORES * 1000) / (TARGET_RATIO * ceiling) - loadGeneratorMs - (serversCpu?.totalMs ?? 0), 'vote'),
             }),
           ]),
     ];

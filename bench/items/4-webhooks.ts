@@ -4,7 +4,7 @@ import { Pool } from 'undici';
 import { startChild, type Child } from '../harness/children.ts';
 import { unlessAnswers } from '../harness/context.ts';
 import { cpuMeter, cpuSecondsOf } from '../harness/cpu.ts';
-import { figure } from '../harness/figure.ts';
+import { figure, serviceBudget } from '../harness/figure.ts';
 import { load, loadProblems } from '../harness/load.ts';
 import { requestJson } from '../harness/http.ts';
 import { RSS_BOUND_MIB, sampleRss } from '../harness/rss.ts';
@@ -109,7 +109,7 @@ const drainFigures = (item: string, cpu: { serviceMs: number | null; receiverMs:
             baseline: { label: 'ceiling: raw POST + raw append', value: ceiling },
             note:
               `${CORES} cores / (${serviceMs.toFixed(3)} ms service + ${servers ? `${serversMs.toFixed(3)} ms servers + ` : ''}${receiverMs.toFixed(3)} ms receiver per delivery): ` +
-              `the most the drain could reach with this CPU per delivery; ${TARGET_RATIO}× needs ≤ ${Math.max(0, (CORES * 1000) / (TARGET_RATIO * ceiling) - receiverMs - serversMs).toFixed(3)} ms of service CPU per delivery`,
+              `the most the drain could reach with this CPU per delivery; ${serviceBudget(TARGET_RATIO, (CORES * 1000) / (TARGET_RATIO * ceiling) - receiverMs - serversMs, 'delivery')}`,
           }),
         ]),
   ];
