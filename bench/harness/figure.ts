@@ -54,11 +54,25 @@ export const notAvailable = (item: string, reason: string): Figure => ({
 });
 
 /**
- * What a target leaves the service per unit of work on this machine, for an every-core bound's
- * note: `budgetMs` is the CPU the target allows per unit minus what the other processes at work
- * (load generator, receiver, servers) spend on it.
+ * The "every core busy" bound of items 2 and 4: the rate the measured CPU per unit of work of every
+ * process at work — the service and `others` (load generator, receiver, servers) — would allow if
+ * it were spread over `cores` with no cost of coordination, and, in the note, what the target
+ * `ratio` of `ceiling` leaves the service per unit (or that it is out of reach whatever the service
+ * costs, when the others alone spend more).
  */
-export const serviceBudget = (ratio: number, budgetMs: number, unit: string): string =>
-  budgetMs > 0
-    ? `${ratio}× needs ≤ ${budgetMs.toFixed(3)} ms of service CPU per ${unit}`
-    : `${ratio}× is out of reach here even at no service CPU: the other processes alone spend ${(-budgetMs).toFixed(3)} ms per ${unit} more than it allows`;
+export const everyCoreBound = (
+  cores: number,
+  serviceMs: number,
+  others: readonly { label: string; ms: number }[],
+  target: { ratio: number; ceiling: number },
+  unit: string,
+): { value: number; note: string } => {
+  const othersMs = others.reduce((sum, { ms }) => sum + ms, 0);
+  const budgetMs = (cores * 1000) / (target.ratio * target.ceiling) - othersMs;
+  const parts = [`${serviceMs.toFixed(3)} ms service`, ...others.map(({ label, ms }) => `${ms.toFixed(3)} ms ${label}`)].join(' + ');
+  const budget =
+    budgetMs > 0
+      ? `${target.ratio}× needs ≤ ${budgetMs.toFixed(3)} ms of service CPU per ${unit}`
+      : `${target.ratio}× is out of reach here even at no service CPU: the other processes alone spend ${(-budgetMs).toFixed(3)} ms per ${unit} more than it allows`;
+  return { value: (cores * 1000) / (serviceMs + othersMs), note: `${cores} cores / (${parts} per ${unit}); ${budget}` };
+};

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { startChild } from '../harness/children.ts';
 import { rawAppendsPerSecond, serialCeiling } from '../harness/raw-appends.ts';
 import { cpuMeter } from '../harness/cpu.ts';
-import { figure, serviceBudget } from '../harness/figure.ts';
+import { everyCoreBound, figure } from '../harness/figure.ts';
 import { load, loadProblems, warmUp, type LoadOptions } from '../harness/load.ts';
 import type { BenchItem } from '../harness/types.ts';
 import type { Context } from '../harness/context.ts';
@@ -161,12 +161,15 @@ export const item: BenchItem = {
               metric: serversCpu
                 ? "every core busy: the service's and the servers' CPU per vote, spread over all the cores the load generator leaves"
                 : "every core busy: the service's CPU per vote, spread over all the cores the load generator leaves",
-              value: (CORES * 1000) / (cpuMs + (serversCpu?.totalMs ?? 0) + loadGeneratorMs),
               unit: 'cmd/s',
               baseline: { label: 'ceiling: bare HTTP exchange + raw append', value: ceiling },
-              note:
-                `${CORES} cores / (${cpuMs.toFixed(3)} ms service + ${serversCpu ? `${serversCpu.totalMs.toFixed(3)} ms servers + ` : ''}${loadGeneratorMs.toFixed(3)} ms load generator per vote); ` +
-                serviceBudget(TARGET_RATIO, (CORES * 1000) / (TARGET_RATIO * ceiling) - loadGeneratorMs - (serversCpu?.totalMs ?? 0), 'vote'),
+              ...everyCoreBound(
+                CORES,
+                cpuMs,
+                [...(serversCpu ? [{ label: 'servers', ms: serversCpu.totalMs }] : []), { label: 'load generator', ms: loadGeneratorMs }],
+                { ratio: TARGET_RATIO, ceiling },
+                'vote',
+              ),
             }),
           ]),
     ];

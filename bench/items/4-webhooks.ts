@@ -4,7 +4,7 @@ import { Pool } from 'undici';
 import { startChild, type Child } from '../harness/children.ts';
 import { unlessAnswers } from '../harness/context.ts';
 import { cpuMeter, cpuSecondsOf } from '../harness/cpu.ts';
-import { figure, serviceBudget } from '../harness/figure.ts';
+import { everyCoreBound, figure } from '../harness/figure.ts';
 import { load, loadProblems } from '../harness/load.ts';
 import { requestJson } from '../harness/http.ts';
 import { RSS_BOUND_MIB, sampleRss } from '../harness/rss.ts';
@@ -67,53 +67,55 @@ const drain = async (receiver: Child, expected: number, quietMs: number, maxMs: 
   return last;
 };
 
+type DrainCpu = { serviceMs: number | null; receiverMs: number | null; servers: ServersCpu | null };
+
 /**
  * The CPU per delivery of every process at work while deliveries arrive: from the first poll that
  * saw one to the last poll, divided by the deliveries in between — the service's start-up and the
- * idle time after the drain left out.
+ * idle time after the drain left out. `measured` is read once the drain returned (right after its
+ * last poll).
  */
 const drainCpu = (pids: { service: number; receiver: number }, servers: DevServer[]) => {
-  let window: { from: number; service: ReturnType<typeof cpuMeter>; receiver: ReturnType<typeof cpuMeter>; servers: ReturnType<typeof serversCpuMeter> } | null = null;
-  let measured: { serviceMs: number | null; receiverMs: number | null; servers: ServersCpu | null } | null = null;
+  let start: { count: number; service: ReturnType<typeof cpuMeter>; receiver: ReturnType<typeof cpuMeter>; servers: ReturnType<typeof serversCpuMeter> } | null = null;
+  let lastCount = 0;
   return {
     onPoll: (now: Stats) => {
-      if (!window) {
-        if (now.count > 0) window = { from: now.count, service: cpuMeter(pids.service), receiver: cpuMeter(pids.receiver), servers: serversCpuMeter(servers) };
-        return;
-      }
-      const count = now.count - window.from;
-      if (count > 0) measured = { serviceMs: window.service.per(count), receiverMs: window.receiver.per(count), servers: window.servers.per(count) };
+      lastCount = now.count;
+      if (!start && now.count > 0) start = { count: now.count, service: cpuMeter(pids.service), receiver: cpuMeter(pids.receiver), servers: serversCpuMeter(servers) };
     },
-    measured: () => measured,
+    measured: (): DrainCpu | null => {
+      const count = start ? lastCount - start.count : 0;
+      if (!start || count <= 0) return null;
+      return { serviceMs: start.service.per(count), receiverMs: start.receiver.per(count), servers: start.servers.per(count) };
+    },
   };
 };
 
 /** The drain's CPU per delivery (drainCpu) and the bound it sets with every core busy. */
-const drainFigures = (item: string, cpu: { serviceMs: number | null; receiverMs: number | null; servers: ServersCpu | null }, ceiling: number | null) => {
-  const { serviceMs, receiverMs, servers } = cpu;
-  const serversMs = servers?.totalMs ?? 0;
-  return [
-    figure({ item, metric: 'service CPU per delivery during the drain (first delivery to last)', value: serviceMs, unit: 'ms' }),
-    figure({ item, metric: "the receiver's CPU per delivery (a bare node:http server answering 204)", value: receiverMs, unit: 'ms' }),
-    ...(servers ? [figure({ item, metric: "the servers' CPU per delivery, on the same cores", value: servers.totalMs, unit: 'ms', note: describeServersCpu(servers) })] : []),
-    ...(serviceMs === null || receiverMs === null || ceiling === null
-      ? []
-      : [
-          figure({
-            item,
-            metric: servers
-              ? "every core busy: the drain's CPU per delivery (service, servers, receiver), spread over all the cores"
-              : "every core busy: the drain's CPU per delivery (service, receiver), spread over all the cores",
-            value: (CORES * 1000) / (serviceMs + receiverMs + serversMs),
-            unit: 'req/s',
-            baseline: { label: 'ceiling: raw POST + raw append', value: ceiling },
-            note:
-              `${CORES} cores / (${serviceMs.toFixed(3)} ms service + ${servers ? `${serversMs.toFixed(3)} ms servers + ` : ''}${receiverMs.toFixed(3)} ms receiver per delivery): ` +
-              `the most the drain could reach with this CPU per delivery; ${serviceBudget(TARGET_RATIO, (CORES * 1000) / (TARGET_RATIO * ceiling) - receiverMs - serversMs, 'delivery')}`,
-          }),
-        ]),
-  ];
-};
+const drainFigures = (item: string, { serviceMs, receiverMs, servers }: DrainCpu, ceiling: number | null) => [
+  figure({ item, metric: 'service CPU per delivery during the drain (first delivery to last)', value: serviceMs, unit: 'ms' }),
+  figure({ item, metric: "the receiver's CPU per delivery (a bare node:http server answering 204)", value: receiverMs, unit: 'ms' }),
+  ...(servers ? [figure({ item, metric: "the servers' CPU per delivery, on the same cores", value: servers.totalMs, unit: 'ms', note: describeServersCpu(servers) })] : []),
+  ...(serviceMs === null || receiverMs === null || ceiling === null
+    ? []
+    : [
+        figure({
+          item,
+          metric: servers
+            ? "every core busy: the drain's CPU per delivery (service, servers, receiver), spread over all the cores"
+            : "every core busy: the drain's CPU per delivery (service, receiver), spread over all the cores",
+          unit: 'req/s',
+          baseline: { label: 'ceiling: raw POST + raw append', value: ceiling },
+          ...everyCoreBound(
+            CORES,
+            serviceMs,
+            [...(servers ? [{ label: 'servers', ms: servers.totalMs }] : []), { label: 'receiver', ms: receiverMs }],
+            { ratio: TARGET_RATIO, ceiling },
+            'delivery',
+          ),
+        }),
+      ]),
+];
 
 /** Plain POSTs of the same body to the same receiver, `CONCURRENCY` loops, for `seconds`. */
 const rawPosts = async (url: string, body: string, seconds: number): Promise<number> => {

@@ -19,6 +19,18 @@ const KAFKA_FETCH_MAX_WAIT_MS = 1_000;
 
 const backOffMs = (failures: number): number => Math.min(5000, 50 * 2 ** Math.min(failures, 7));
 
+/** Protocol errors after which an idempotent producer's state no longer matches the broker's. */
+const STALE_PRODUCER_ERRORS = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
+
+/** The error, or one it wraps (kafkajs wraps the last protocol error once its retries run out), names a stale producer. */
+export const staleProducer = (error: unknown): boolean => {
+  for (let current = error as { type?: unknown; originalError?: unknown; cause?: unknown } | null, depth = 0; current && depth < 5; depth++) {
+    if (typeof current.type === 'string' && STALE_PRODUCER_ERRORS.has(current.type)) return true;
+    current = (current.originalError ?? current.cause ?? null) as typeof current;
+  }
+  return false;
+};
+
 /**
  * The bus on Kafka (kafkajs). Topics are created on first use (per stream category); messages
  * are keyed by stream so one aggregate's events land on one partition, in order. The producer is
@@ -32,18 +44,6 @@ const backOffMs = (failures: number): number => Math.min(5000, 50 * 2 ** Math.mi
  * membership. A consumer kafkajs gives up on (a crash it does not restart from) is replaced by a
  * new one of the group (kafka-restart.ts).
  */
-/** Protocol errors after which an idempotent producer's state no longer matches the broker's. */
-const STALE_PRODUCER_ERRORS = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
-
-/** The error, or one it wraps (kafkajs wraps the last protocol error once its retries run out), names a stale producer. */
-export const staleProducer = (error: unknown): boolean => {
-  for (let current = error as { type?: unknown; originalError?: unknown; cause?: unknown } | null, depth = 0; current && depth < 5; depth++) {
-    if (typeof current.type === 'string' && STALE_PRODUCER_ERRORS.has(current.type)) return true;
-    current = (current.originalError ?? current.cause ?? null) as typeof current;
-  }
-  return false;
-};
-
 export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
   const kafka = new Kafka({
     clientId: options.clientId ?? 'animal-data',
