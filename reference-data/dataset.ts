@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { LANGUAGES, breedColourId, careTipId, speciesOfAnimalType } from '../domain/reference-data/vocabulary.ts';
 import type { ReferenceKind } from '../domain/reference-data/record.ts';
+import { PROJECT_ROOT } from '../infrastructure/project-root.ts';
 import { DATA_FILES, TRANSLATABLE_FIELDS, type Breed, type Category, type Country, type Fact, type HealthTip, type Law, type SpeciesColour } from './schemas.ts';
 
-/** The folder holding the authored data files (this file's own folder). */
-export const REFERENCE_DATA_DIR = dirname(fileURLToPath(import.meta.url));
+/** The folder holding the authored data files (this file's folder in the sources' tree). */
+export const REFERENCE_DATA_DIR = join(PROJECT_ROOT, 'reference-data');
 
 /**
  * Bump when the way records become events changes (content hash, record shape), so the next

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
  * gateway is published, on loopback unless GATEWAY_BIND says otherwise; the servers sit on an
  * internal network; both secrets are required, with no default value.
  */
-type Service = { ports?: string[]; networks?: string[]; environment?: Record<string, string> };
+type Service = { ports?: string[]; networks?: string[]; environment?: Record<string, string>; command?: string[] };
 const compose = parse(readFileSync(new URL('../compose.yaml', import.meta.url), 'utf8'), { merge: true }) as {
   services: Record<string, Service>;
   networks: Record<string, { internal?: boolean } | null>;
@@ -35,5 +35,15 @@ describe('compose.yaml', () => {
       expect(service.environment?.SECRETS_KEY).toMatch(/^\$\{SECRETS_KEY:\?/);
     }
     expect(readFileSync(new URL('../compose.yaml', import.meta.url), 'utf8')).not.toContain('change-me-admin-key-please');
+  });
+
+  it("runs every process of the service as compiled JavaScript (npm run build's dist/) of an entry point that exists", () => {
+    const processes = Object.entries(compose.services).filter(([, service]) => service.command);
+    expect(processes.map(([name]) => name).sort()).toEqual(['command-api', 'gateway', 'processors', 'projectors', 'query-api', 'webhook-dispatcher']);
+    for (const [, { command }] of processes) {
+      expect(command?.[0]).toBe('node');
+      const entry = /^dist\/(.+)\.js$/.exec(command?.[1] ?? '')?.[1];
+      expect(entry && existsSync(new URL(`../${entry}.ts`, import.meta.url)), command?.join(' ')).toBe(true);
+    }
   });
 });

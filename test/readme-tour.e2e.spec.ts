@@ -3,11 +3,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiledService } from './compiled-build.ts';
 import { freePort, startServiceProcess, type ServiceProcess } from './service-process.ts';
 
 /**
  * The README's five-minute tour, run as written: its ```sh blocks, in order, in one bash, against
- * the all-in-one started as `npm start` starts it (real image models, demo account). The test sets
+ * the all-in-one started as `npm start` starts it: compiled (npm run build) and run by plain node, with
+ * the real image models and the demo account. The test sets
  * only what the README tells the reader to set: KEY (the printed demo key), API (the service's
  * port, since 8080 may be taken here) and HOOK_PORT (a free port for the webhook receiver). The
  * service's waits are raised because a loaded machine can take longer than the defaults for the
@@ -70,9 +72,9 @@ describe('the README tour', () => {
           ANALYSIS_WAIT_MS: '150000',
           ...(process.env.MODELS_DIR ? { MODELS_DIR: process.env.MODELS_DIR } : {}),
         },
-        { readyTimeoutMs: 120_000 },
+        { readyTimeoutMs: 120_000, compiledEntry: join(compiledService(), 'runtime', 'main.js') },
       );
-    }, 150_000);
+    }, 330_000);
 
     afterAll(async () => {
       await service?.stop('SIGTERM');
@@ -108,5 +110,13 @@ describe('the README tour', () => {
       },
       TOUR_TIMEOUT_MS,
     );
+
+    it("serves the operations console's files from the sources' tree (the compiled copy holds code only)", async () => {
+      for (const file of ['', '/console.js', '/console.css']) {
+        const response = await fetch(`${service.url}/v1/admin/console${file}`);
+        expect(response.status, file).toBe(200);
+        expect((await response.text()).length, file).toBeGreaterThan(100);
+      }
+    });
   });
 });

@@ -2,7 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { serviceNodeOptions } from '../infrastructure/heap-policy.ts';
 
-/** The all-in-one service as a real child process (`node --import tsx runtime/main.ts`), for crash and log tests. */
+/**
+ * The all-in-one service as a real child process, for crash and log tests: `node --import tsx
+ * runtime/main.ts` (its sources), or a compiled entry point run by plain node as `npm start` runs it.
+ */
 export type ServiceProcess = {
   child: ChildProcess;
   url: string;
@@ -34,11 +37,12 @@ export const readyTimeoutOf = (env: Record<string, string>): number => (env.KAFK
 
 /**
  * Starts the service on a free 127.0.0.1 port and resolves once /ready answers 200 (projections
- * caught up), within `readyTimeoutMs` (readyTimeoutOf(env) by default).
+ * caught up), within `readyTimeoutMs` (readyTimeoutOf(env) by default). `compiledEntry`: a compiled
+ * entry point (test/compiled-build.ts) to run instead of the sources.
  */
-export const startServiceProcess = async (env: Record<string, string>, options: { readyTimeoutMs?: number } = {}): Promise<ServiceProcess> => {
+export const startServiceProcess = async (env: Record<string, string>, options: { readyTimeoutMs?: number; compiledEntry?: string } = {}): Promise<ServiceProcess> => {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
+  const child = spawn(process.execPath, options.compiledEntry ? [options.compiledEntry] : ['--import', 'tsx', 'runtime/main.ts'], {
     cwd: process.cwd(),
     // Under the service's heap policy and malloc arenas, as `npm start` starts it (infrastructure/heap-policy.ts, package.json).
     env: { ...process.env, NODE_OPTIONS: serviceNodeOptions(), MALLOC_ARENA_MAX: '2', DEMO_ACCOUNT: 'false', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },

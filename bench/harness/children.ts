@@ -27,11 +27,13 @@ export type Child = {
 };
 
 /**
- * A TypeScript file run by `node --import tsx` in its own process (so a load generator never
- * shares an event loop with what it measures), with an IPC channel for `{type, ...}` messages.
+ * A TypeScript file run by `node --import tsx` (a compiled .js file: by plain node) in its own
+ * process (so a load generator never shares an event loop with what it measures), with an IPC
+ * channel for `{type, ...}` messages.
  */
 export const startChild = (script: string, options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[]; args?: string[] } = {}): Child => {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', script, ...(options.args ?? [])], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, script, ...(options.args ?? [])], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { serviceEntry } from './build.ts';
 import { freePort, startChild, type Child } from './children.ts';
 import { requestJson } from './http.ts';
 import { serviceNodeOptions } from '../../infrastructure/heap-policy.ts';
@@ -71,7 +72,8 @@ const waitReady = async (url: string, child: Child, timeoutMs: number): Promise<
 export const BENCH_SECRETS_KEY = process.env.SECRETS_KEY || randomBytes(32).toString('base64');
 
 /**
- * The all-in-one service as `node --import tsx runtime/main.ts` in a child process, on a temp
+ * The all-in-one service compiled and run by plain node, as `npm start` runs it (bench/harness/build.ts;
+ * BENCH_FROM_SOURCES=1: through tsx from its sources), in a child process, on a temp
  * DATA_DIR and a free port, logging at warn, without the demo account, allowed to deliver webhooks
  * to loopback receivers, with a per-key rate limit no bench reaches. BENCH_CPU_PROF=1 writes a CPU profile of it to bench/results/profiles.
  */
@@ -81,7 +83,7 @@ export const startService = async (mode: AdapterMode, runId: string, options: Se
   const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
   const adapterEnv = adapterEnvFor(mode, runId);
   const nodeArgs = process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', '--cpu-prof-dir', 'bench/results/profiles'] : [];
-  const child = startChild(options.script ?? 'runtime/main.ts', {
+  const child = startChild(serviceEntry(options.script ?? 'runtime/main.ts'), {
     nodeArgs,
     env: {
       ...adapterEnv,

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../project-root.ts';
 import { ModelsUnavailableError, type ModelInfo } from './port.ts';
 
 /** What `npm run models` (scripts/models/build.py) writes as the folder's manifest.json. */
@@ -21,7 +21,7 @@ export const MODELS_RECIPE = 4;
 export function resolveModelDir(modelDir?: string): string {
   if (modelDir) return resolve(modelDir);
   if (process.env.MODELS_DIR) return resolve(process.env.MODELS_DIR);
-  return fileURLToPath(new URL('../../.models/', import.meta.url));
+  return join(PROJECT_ROOT, '.models');
 }
 
 /** Reads the manifest and checks that every model file it lists is there; ModelsUnavailableError if not. */

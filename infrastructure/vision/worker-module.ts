@@ -1,12 +1,15 @@
 /**
- * The inference workers' code as one ES module, bundled once per process with esbuild (the compiler
- * tsx runs on), so a worker thread starts as plain JavaScript instead of registering a TypeScript
- * loader of its own (≈ 30 MB per worker). Packages stay outside the bundle, imported by their
- * resolved file address (the module itself lives at a data: address, which has no node_modules).
+ * The module the inference workers start from, as plain JavaScript: compiled (`npm run build`),
+ * the worker's own file; from the sources, the worker's code as one ES module bundled once per
+ * process with esbuild (the compiler tsx runs on). Either way a worker thread starts without
+ * registering a TypeScript loader of its own (≈ 30 MB per worker). In the bundle, packages stay
+ * outside, imported by their resolved file address (the module itself lives at a data: address,
+ * which has no node_modules).
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { RUNS_COMPILED } from '../project-root.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -21,9 +24,12 @@ const packagesByAddress: Plugin = {
 
 let bundled: Promise<URL> | null = null;
 
-/** The worker module's address (a data: URL), made on the first call and kept. */
+/**
+ * The worker module's address: compiled (`npm run build`), the worker's own JavaScript file beside
+ * this one; from the sources, a data: URL bundled on the first call and kept.
+ */
 export const workerModule = (): Promise<URL> =>
-  (bundled ??= build({
+  (bundled ??= RUNS_COMPILED ? Promise.resolve(new URL('./worker.js', import.meta.url)) : build({
     entryPoints: [fileURLToPath(new URL('./worker.ts', import.meta.url))],
     bundle: true,
     format: 'esm',

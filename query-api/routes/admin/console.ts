@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../../infrastructure/project-root.ts';
 import type { FastifyPluginAsync } from 'fastify';
 
-const asset = (name: string) => readFileSync(new URL(`../../console/${name}`, import.meta.url), 'utf8');
+const asset = (name: string) => readFileSync(join(PROJECT_ROOT, 'query-api/console', name), 'utf8');
 
 /**
  * The operations console: one static page, its script and its style, served from this process (no
