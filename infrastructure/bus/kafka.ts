@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Kafka, logLevel, type Admin, type Batch, type EachBatchPayload, type Consumer as KafkaConsumer, type KafkaMessage, type Producer } from 'kafkajs';
 import { consumeHandler, type Broker, type ConsumeOptions, type Consumer, type IncomingMessage, type OutgoingMessage } from './port.ts';
 import { restartingConsumer } from './kafka-restart.ts';
+import { coalesce } from '../coalesce.ts';
 
 export type KafkaBusOptions = {
   brokers: string[];
@@ -39,7 +40,8 @@ export const staleProducer = (error: unknown): boolean => {
  * each offset resolved after its handler resolved and the batch's offsets committed in one round
  * trip when the batch ends (or the consumer stops, or a handler starts failing): a crash before
  * that redelivers them — at-least-once. `handleBatch` gets the batch in chunks of at most
- * MAX_HANDLE_BATCH, one commit per chunk after the handler resolved. A failing handler is retried
+ * MAX_HANDLE_BATCH, one commit per chunk after the handler resolved (the commits of chunks that end
+ * while another is on its way go as one request). A failing handler is retried
  * with back-off while the consumer keeps heartbeating, so long work does not cost the group
  * membership. A consumer kafkajs gives up on (a crash it does not restart from) is replaced by a
  * new one of the group (kafka-restart.ts).
@@ -145,6 +147,26 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
 
     const aborted = (payload: EachBatchPayload): boolean => !payload.isRunning() || payload.isStale() || stopped;
 
+    type PartitionOffset = { topic: string; partition: number; offset: string };
+    /**
+     * The group's offset commits, through the consumer of the moment (commitOffsets retries). The
+     * commits of batches that end while one is on its way — the partitions of one fetch, handled at
+     * once (`concurrentBatches`) — go together as ONE commit request when it is back, the highest
+     * offset of each partition; each caller resolves or fails with the request that carried its
+     * offset. Under load, one round trip to the broker instead of one per partition batch.
+     */
+    const commitOffsets = coalesce(
+      (_group: null, offsets: Map<string, PartitionOffset>) => consumer.commitOffsets([...offsets.values()]),
+      (queued, next) => {
+        const merged = new Map(queued);
+        for (const [key, entry] of next) {
+          const held = merged.get(key);
+          if (!held || BigInt(entry.offset) > BigInt(held.offset)) merged.set(key, entry);
+        }
+        return merged;
+      },
+    );
+
     const toMessage = (batch: Batch, raw: KafkaMessage): IncomingMessage => ({
       topic: batch.topic.slice(namespace.length),
       key: raw.key?.toString() ?? '',
@@ -165,7 +187,7 @@ export const kafkaBus = async (options: KafkaBusOptions): Promise<Broker> => {
       const { topic, partition } = payload.batch;
       const next = (BigInt(offset) + 1n).toString();
       try {
-        if (payload.isRunning() && !quiet) await consumer.commitOffsets([{ topic, partition, offset: next }]);
+        if (payload.isRunning() && !quiet) await commitOffsets(null, new Map([[`${topic}:${partition}`, { topic, partition, offset: next }]]));
         else await payload.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: next }] }] });
         return true;
       } catch (error) {
