@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
+import { errorChain } from '../infrastructure/error-chain.ts';
 import { mongoUnreachable } from '../infrastructure/mongo-reachability.ts';
 
 /** How long a client is asked to wait when a database cannot be reached. */
@@ -29,13 +30,7 @@ const FILE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_T
  * The error and what it wraps: its `cause`, or the driver's `errorResponse` (a MongoBulkWriteError
  * of a bulk write whose server could not be reached carries the MongoServerSelectionError there).
  */
-const causes = function* (error: unknown): Generator<{ name?: unknown; code?: unknown; message?: unknown }> {
-  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
-    yield current as { name?: unknown; code?: unknown };
-    const { cause, errorResponse } = current as { cause?: unknown; errorResponse?: unknown };
-    current = cause ?? (errorResponse instanceof Error ? errorResponse : undefined);
-  }
-};
+const causes = (error: unknown) => errorChain(error, { via: ['cause', 'errorResponse'] });
 
 /**
  * An error of the storage underneath (a database that cannot be reached, a full disk) as the 503

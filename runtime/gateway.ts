@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import proxy from '@fastify/http-proxy';
 import { logRedactPaths } from '../infrastructure/logger.ts';
+import { errorChain } from '../infrastructure/error-chain.ts';
 import { fastifyTrustProxy } from '../http/limits.ts';
 import { DomainError } from '../domain/errors.ts';
 import { sendError } from '../http/errors.ts';
@@ -23,11 +24,7 @@ const forwardedFor = (existing: string | string[] | undefined, client: string): 
 const NOT_REACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 const causeCode = (error: unknown): string => {
-  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 4; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && !code.startsWith('FST_')) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
+  for (const { code } of errorChain(error, { depth: 4 })) if (typeof code === 'string' && !code.startsWith('FST_')) return code;
   return '';
 };
 

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
+import { errorChain } from '../infrastructure/error-chain.ts';
 import { assertLiteralTargetAllowed, guardedLookup, type Resolve } from '../infrastructure/webhooks/target-policy.ts';
 import { createDeadlines, type Deadline } from './deadlines.ts';
 
@@ -21,10 +22,7 @@ export type HttpDelivery = {
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 const targetRefusal = (error: unknown): string | null => {
-  for (let current = error as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; current && depth < 5; depth++) {
-    if (current.code === 'WEBHOOK_TARGET_NOT_ALLOWED') return current.message ?? 'target not allowed';
-    current = current.cause as typeof current;
-  }
+  for (const { code, message } of errorChain(error)) if (code === 'WEBHOOK_TARGET_NOT_ALLOWED') return typeof message === 'string' ? message : 'target not allowed';
   return null;
 };
 

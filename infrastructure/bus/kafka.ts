@@ -3,6 +3,7 @@ import { Kafka, logLevel, type Admin, type Batch, type EachBatchPayload, type Co
 import { consumeHandler, type Broker, type ConsumeOptions, type Consumer, type IncomingMessage, type OutgoingMessage } from './port.ts';
 import { restartingConsumer } from './kafka-restart.ts';
 import { coalesce } from '../coalesce.ts';
+import { errorChain } from '../error-chain.ts';
 
 export type KafkaBusOptions = {
   brokers: string[];
@@ -25,10 +26,7 @@ const STALE_PRODUCER_ERRORS = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_
 
 /** The error, or one it wraps (kafkajs wraps the last protocol error once its retries run out), names a stale producer. */
 export const staleProducer = (error: unknown): boolean => {
-  for (let current = error as { type?: unknown; originalError?: unknown; cause?: unknown } | null, depth = 0; current && depth < 5; depth++) {
-    if (typeof current.type === 'string' && STALE_PRODUCER_ERRORS.has(current.type)) return true;
-    current = (current.originalError ?? current.cause ?? null) as typeof current;
-  }
+  for (const { type } of errorChain(error, { via: ['originalError', 'cause'] })) if (typeof type === 'string' && STALE_PRODUCER_ERRORS.has(type)) return true;
   return false;
 };
 
