@@ -34,9 +34,11 @@ describe('the V8 heap policy', () => {
     const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
     const starts = Object.entries(scripts).filter(([name]) => name === 'start' || name.startsWith('start:'));
     expect(starts.length).toBeGreaterThanOrEqual(7);
+    // the start scripts run the compiled service (npm run build's dist/), `npm run dev` its sources
     for (const [name, command] of starts) {
-      expect(command, name).toContain(`NODE_OPTIONS="${SERVICE_NODE_FLAGS.join(' ')} $NODE_OPTIONS" tsx `);
+      expect(command, name).toContain(`NODE_OPTIONS="${SERVICE_NODE_FLAGS.join(' ')} $NODE_OPTIONS" node dist/`);
     }
+    expect(scripts.dev).toContain(`NODE_OPTIONS="${SERVICE_NODE_FLAGS.join(' ')} $NODE_OPTIONS" tsx `);
     expect(read('Dockerfile')).toContain(`ENV NODE_OPTIONS="${SERVICE_NODE_FLAGS.join(' ')}"`);
     // compose runs the image's processes and leaves the image's NODE_OPTIONS alone
     const compose = parse(read('compose.yaml'), { merge: true }) as { services: Record<string, { build?: string; environment?: Record<string, string> }> };

@@ -16,7 +16,7 @@ describe('bench request-path service', () => {
   beforeAll(async () => {
     service = await startService('embedded', 'request_path_spec', { script: 'bench/children/request-path.ts' });
     key = readFileSync(join(service.dataDir, 'request-path-api-key'), 'utf8');
-  }, 120_000);
+  }, 240_000); // the service is compiled first (bench/harness/build.ts)
 
   afterAll(async () => {
     await service?.stop();

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { compileInto } from '../../scripts/build/compile.ts';
 import { REPO_ROOT } from './children.ts';
 
 /** Where the bench compiles the service and its own child services (gitignored). */
@@ -15,16 +15,7 @@ let built = false;
  */
 export const compileForBench = (): void => {
   if (built) return;
-  try {
-    execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(REPO_ROOT, 'bench/tsconfig.build.json'), '--outDir', BENCH_BUILD_DIR], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 300_000,
-    });
-  } catch (error) {
-    const { stdout } = error as { stdout?: Buffer };
-    throw new Error(`compiling the service failed:\n${stdout?.toString() ?? String(error)}`);
-  }
+  compileInto('bench/tsconfig.build.json', BENCH_BUILD_DIR);
   built = true;
 };
 
