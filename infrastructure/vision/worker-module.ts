@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { RUNS_COMPILED } from '../project-root.ts';
 
 const require = createRequire(import.meta.url);
@@ -24,12 +24,10 @@ const packagesByAddress: Plugin = {
 
 let bundled: Promise<URL> | null = null;
 
-/**
- * The worker module's address: compiled (`npm run build`), the worker's own JavaScript file beside
- * this one; from the sources, a data: URL bundled on the first call and kept.
- */
-export const workerModule = (): Promise<URL> =>
-  (bundled ??= RUNS_COMPILED ? Promise.resolve(new URL('./worker.js', import.meta.url)) : build({
+/** The worker's code bundled by esbuild (loaded only here, so a compiled process never loads it) as a data: URL. */
+const bundle = async (): Promise<URL> => {
+  const { build } = await import('esbuild');
+  const result = await build({
     entryPoints: [fileURLToPath(new URL('./worker.ts', import.meta.url))],
     bundle: true,
     format: 'esm',
@@ -38,9 +36,19 @@ export const workerModule = (): Promise<URL> =>
     write: false,
     logLevel: 'silent',
     plugins: [packagesByAddress],
-  })
-    .then((result) => new URL(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].contents).toString('base64')}`))
-    .catch((error: unknown) => {
-      bundled = null;
-      throw error;
-    }));
+  });
+  return new URL(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].contents).toString('base64')}`);
+};
+
+/**
+ * The worker module's address: compiled (`npm run build`), the worker's own JavaScript file beside
+ * this one; from the sources, a data: URL bundled on the first call and kept (made again after a
+ * failed bundling).
+ */
+export const workerModule = (): Promise<URL> =>
+  (bundled ??= RUNS_COMPILED
+    ? Promise.resolve(new URL('./worker.js', import.meta.url))
+    : bundle().catch((error: unknown) => {
+        bundled = null;
+        throw error;
+      }));
